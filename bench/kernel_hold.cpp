@@ -1,0 +1,115 @@
+// Scheduler throughput: the classic "hold" model. The queue is pre-filled with 10,000 pending
+// events at exponential random times; each step pops the next event and schedules one at
+// now + an exponential increment (mean 1 ms, integer ns), so the queue size stays constant.
+//
+//   bench_kernel_hold [N]      N hold steps per variant (default 20,000,000)
+//
+// Variants:
+//   hold          pop one, schedule one
+//   hold+cancel   as hold, but ~10% of steps first schedule an event and cancel it at once
+//                 (a timeout that was not needed), so cancelled keys pass through the heap
+//   rng only      the same random draws without the scheduler, to separate their cost
+//
+// Handlers are trivial: each popped event's target and payload go into a checksum that is
+// printed, so nothing is optimised away. Wall-clock time is measured here only (a benchmark),
+// never in the simulator.
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/rng.hpp"
+#include "sim/scheduler.hpp"
+
+namespace {
+
+using hasim::Duration;
+using hasim::Event;
+using hasim::Rng;
+using hasim::Scheduler;
+using hasim::TrueTime;
+
+constexpr std::uint64_t kPending = 10'000;
+constexpr double kMeanIncrementNs = 1e6;  // 1 ms
+
+std::int64_t increment_ns(Rng& rng) {
+  return static_cast<std::int64_t>(std::llround(rng.exponential(kMeanIncrementNs)));
+}
+
+struct Result {
+  std::uint64_t events = 0;     // popped and handled
+  std::uint64_t cancelled = 0;  // scheduled then cancelled
+  std::uint64_t checksum = 0;
+  std::int64_t simulated_ns = 0;
+  double seconds = 0.0;
+};
+
+Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
+  Rng rng = Rng(1).fork(cancel_percent == 0 ? "hold" : "hold+cancel");
+  Scheduler scheduler;
+  for (std::uint64_t i = 0; i < kPending; ++i) {
+    scheduler.schedule(TrueTime{increment_ns(rng)}, 0, static_cast<std::uint32_t>(i & 0xff), i);
+  }
+  Result r;
+  const auto start = std::chrono::steady_clock::now();
+  Event event;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    if (!scheduler.pop(event)) std::abort();
+    r.checksum = r.checksum * 31 + (event.payload ^ event.target);
+    const TrueTime now = scheduler.now();
+    if (cancel_percent != 0 && rng.below(100) < cancel_percent) {
+      const auto id = scheduler.schedule(now + Duration{increment_ns(rng)}, 1, 0, i);
+      if (!scheduler.cancel(id)) std::abort();
+      ++r.cancelled;
+    }
+    scheduler.schedule(now + Duration{increment_ns(rng)}, 0, static_cast<std::uint32_t>(i & 0xff),
+                       kPending + i);
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  r.seconds = std::chrono::duration<double>(stop - start).count();
+  r.events = scheduler.executed();
+  r.simulated_ns = scheduler.now().ns;
+  if (scheduler.pending() != kPending) std::abort();
+  return r;
+}
+
+Result run_rng_only(std::uint64_t steps) {
+  Rng rng = Rng(1).fork("hold");
+  Result r;
+  const auto start = std::chrono::steady_clock::now();
+  std::int64_t now = 0;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    now += increment_ns(rng) / 1024;
+    r.checksum = r.checksum * 31 + static_cast<std::uint64_t>(now);
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  r.seconds = std::chrono::duration<double>(stop - start).count();
+  r.events = steps;
+  return r;
+}
+
+void print(const char* name, const Result& r) {
+  std::printf("%-12s events %11" PRIu64 "  cancelled %10" PRIu64
+              "  wall %7.3f s  %7.2f M events/s  simulated %9.1f s  checksum %016" PRIx64 "\n",
+              name, r.events, r.cancelled, r.seconds, static_cast<double>(r.events) / r.seconds / 1e6,
+              static_cast<double>(r.simulated_ns) / 1e9, r.checksum);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t steps = 20'000'000;
+  if (argc > 1) steps = std::strtoull(argv[1], nullptr, 10);
+  if (steps == 0) {
+    std::fprintf(stderr, "usage: %s [N]   (N > 0 hold steps per variant)\n", argv[0]);
+    return 2;
+  }
+  std::printf("hold model: %" PRIu64 " pending events, %" PRIu64
+              " steps, exponential increments (mean 1ms)\n",
+              kPending, steps);
+  print("hold", run_hold(steps, 0));
+  print("hold+cancel", run_hold(steps, 10));
+  print("rng only", run_rng_only(steps));
+  return 0;
+}

@@ -1,0 +1,66 @@
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "cli/commands.hpp"
+#include "hasim_version.hpp"
+
+namespace hasim {
+namespace {
+void add_version(CLI::App& app) { app.set_version_flag("--version", std::string("hasim ") + kVersion); }
+}  // namespace
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"hasim: deterministic simulation and verification of Kubernetes high availability"};
+  app.require_subcommand(1);
+  add_version(app);
+
+  RunArgs run;
+  CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
+  run_command->add_option("SCENARIO", run.scenario, "scenario file (JSON)")->required();
+  run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
+  run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
+  run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");
+  run_command->add_flag("--determinism", run.determinism, "run twice and compare the trace hashes");
+  run_command->add_flag("--force", run.force, "overwrite existing output files");
+  add_version(*run_command);
+
+  std::string replay;
+  CLI::App* replay_command = app.add_subcommand("replay", "Re-run a replay file and compare its trace");
+  replay_command->add_option("REPLAY", replay, "replay file written by `hasim run --replay-out`")->required();
+  add_version(*replay_command);
+
+  std::string validate;
+  CLI::App* validate_command = app.add_subcommand("validate", "Check a scenario file without running it");
+  validate_command->add_option("SCENARIO", validate, "scenario file (JSON)")->required();
+  add_version(*validate_command);
+
+  CLI::App* list_command = app.add_subcommand("list", "List example scenarios, faults, properties and reports");
+  add_version(*list_command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    const auto parsed = app.get_subcommands();
+    out << (parsed.empty() ? app.help() : parsed.front()->help());
+    return kExitHeld;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitHeld;
+  } catch (const CLI::CallForVersion&) {
+    out << "hasim " << kVersion << "\n";
+    return kExitHeld;
+  } catch (const CLI::ParseError& error) {
+    err << "hasim: " << error.what() << "\n";
+    err << "Run `hasim --help` or `hasim <command> --help` for usage.\n";
+    return kExitBadInput;
+  }
+  if (*run_command) return command_run(run, out, err);
+  if (*replay_command) return command_replay(replay, out, err);
+  if (*validate_command) return command_validate(validate, out, err);
+  if (*list_command) return command_list(out);
+  return kExitBadInput;
+}
+
+}  // namespace hasim

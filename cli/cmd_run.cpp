@@ -1,0 +1,75 @@
+// hasim run SCENARIO [--seed N] [--trace FILE] [--replay-out FILE] [--determinism] [--force]
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/replay.hpp"
+
+namespace hasim {
+namespace {
+
+int report_determinism(const Scenario& scenario, const RunOptions& options, std::ostream& out) {
+  const DeterminismReport report = check_determinism(scenario, options);
+  out << "determinism " << (report.deterministic ? "ok" : "FAILED") << ": two runs gave "
+      << format_hash(report.first_hash) << " and " << format_hash(report.second_hash) << "\n";
+  if (report.deterministic) return kExitHeld;
+  const TraceDifference& d = report.difference;
+  out << "first differing event: #" << d.first_event << (d.exact ? "" : " (within 1024 events)") << "\n";
+  if (d.exact) out << "  run 1: " << d.expected_line << "\n  run 2: " << d.actual_line << "\n";
+  return kExitNotReproducible;
+}
+
+// The trace path as the replay file should record it: relative to the replay's folder.
+std::string trace_path_for_replay(const std::string& trace, const std::string& replay_out) {
+  if (trace.empty()) return "";
+  std::error_code code;
+  const auto base = std::filesystem::absolute(replay_out, code).parent_path();
+  const auto relative = std::filesystem::absolute(trace, code).lexically_relative(base);
+  return relative.empty() ? trace : relative.string();
+}
+
+}  // namespace
+
+int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
+  const auto text = read_text_file(args.scenario);
+  if (!text) {
+    err << "hasim: cannot read the scenario file " << args.scenario << "\n";
+    return kExitBadInput;
+  }
+  LoadResult load = load_scenario_text(*text, args.scenario);
+  if (!load.scenario) {
+    err << format_errors(load.errors, args.scenario);
+    return kExitBadInput;
+  }
+  if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;
+  if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err)) return kExitBadInput;
+  RunOptions options;
+  options.seed = args.seed;
+  if (args.determinism) return report_determinism(*load.scenario, options, out);
+  options.trace_path = args.trace;
+  std::string error;
+  const auto result = run_scenario(*load.scenario, options, &error);
+  if (!result) {
+    err << "hasim: " << error << "\n";
+    return kExitBadInput;
+  }
+  print_summary(*load.scenario, *result, out);
+  if (!args.replay_out.empty()) {
+    const Json scenario_json = Json::parse(*text);  // valid: the loader accepted it
+    const Json replay = make_replay(scenario_json, *result, trace_path_for_replay(args.trace, args.replay_out));
+    std::ofstream file(args.replay_out);
+    file << replay.dump(2) << "\n";
+    if (!file) {
+      err << "hasim: cannot write the replay file " << args.replay_out << "\n";
+      return kExitBadInput;
+    }
+    out << "replay      written to " << args.replay_out << " (hasim replay " << args.replay_out << ")\n";
+  }
+  return verdict_exit_code(*result);
+}
+
+}  // namespace hasim

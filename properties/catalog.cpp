@@ -1,0 +1,53 @@
+#include "properties/catalog.hpp"
+
+#include "sim/did_you_mean.hpp"
+#include "sim/time.hpp"
+
+namespace hasim {
+
+const std::vector<PropertyInfo>& property_catalog() {
+  static const std::vector<PropertyInfo> catalog{
+      {"detect-crash", "BOUND",
+       "every running peer suspects a crashed or downed process within BOUND (true time) "
+       "of the crash, unless it restarts first",
+       "the heartbeat model runs; observers can hear from others (no partition of the observer)"},
+      {"no-false-suspicion", "",
+       "a process suspects a peer only if that peer was crashed, paused, down or cut off from "
+       "it at some time within the detector's timeout before the suspicion",
+       "no message loss, latency below timeout - interval, equal clock rates"},
+  };
+  return catalog;
+}
+
+std::optional<std::string> validate_property_spec(std::string_view spec) {
+  const std::size_t colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  const PropertyInfo* info = nullptr;
+  std::vector<std::string> names;
+  for (const PropertyInfo& p : property_catalog()) {
+    names.emplace_back(p.name);
+    if (p.name == name) info = &p;
+  }
+  if (info == nullptr) {
+    return "unknown property \"" + std::string(name) + "\"" + did_you_mean(name, names) +
+           "; `hasim list` shows the known properties";
+  }
+  if (info->argument.empty()) {
+    if (colon != std::string_view::npos) {
+      return "property \"" + std::string(name) + "\" takes no argument; write \"" +
+             std::string(name) + "\"";
+    }
+    return std::nullopt;
+  }
+  if (colon == std::string_view::npos) {
+    return "property \"" + std::string(name) + "\" needs a bound, e.g. \"" + std::string(name) +
+           ":10s\"";
+  }
+  std::string error;
+  const auto bound = parse_duration(spec.substr(colon + 1), &error);
+  if (!bound) return "bound of \"" + std::string(spec) + "\": " + error;
+  if (bound->ns <= 0) return "bound of \"" + std::string(spec) + "\" must be positive";
+  return std::nullopt;
+}
+
+}  // namespace hasim

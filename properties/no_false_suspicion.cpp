@@ -1,0 +1,48 @@
+#include "properties/no_false_suspicion.hpp"
+
+namespace hasim {
+
+void NoFalseSuspicion::on_event(const TraceEvent& event) {
+  if (event.kind == "drop") {
+    last_drop_[{std::string(event.string_field("from")), std::string(event.string_field("to"))}] = event.t;
+    return;
+  }
+  if (event.proc != "heartbeat") return;
+  const std::string self = std::string(event.node) + "/" + std::string(event.proc);
+  ProcessHistory& history = processes_[self];
+  if (event.kind == "start") {
+    history.running = true;
+    history.running_since = event.t;
+  } else if (event.kind == "crash") {
+    history.running = false;
+  } else if (event.kind == "pause") {
+    history.running = false;
+    history.last_paused = event.t;
+  } else if (event.kind == "resume") {
+    history.running = true;
+    history.running_since = event.t;
+    history.last_paused = event.t;
+  } else if (event.kind == "detector-config") {
+    history.timeout = Duration{event.int_field("timeout_ns")};
+  } else if (event.kind == "suspect") {
+    on_suspect(event, self);
+  }
+}
+
+void NoFalseSuspicion::on_suspect(const TraceEvent& event, const std::string& observer) {
+  const std::string peer(event.string_field("peer"));
+  const ProcessHistory& q = processes_[observer];
+  const ProcessHistory& p = processes_[peer];
+  const TrueTime window_start = event.t - q.timeout;
+  if (!p.running || p.running_since >= window_start) return;  // peer stopped in the window
+  if (q.last_paused >= window_start) return;                   // observer's view is stale
+  auto drop = last_drop_.find({peer, observer});
+  if (drop != last_drop_.end() && drop->second >= window_start) return;  // a heartbeat was lost
+  violate(event.t,
+          observer + " suspected " + peer + " although " + peer +
+              " ran and every heartbeat it sent to " + observer + " was delivered during the " +
+              format_duration(q.timeout) + " before (true time)",
+          {describe_event(event)});
+}
+
+}  // namespace hasim

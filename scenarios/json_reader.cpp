@@ -1,0 +1,336 @@
+#include "scenarios/json_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "sim/did_you_mean.hpp"
+
+namespace hasim {
+namespace {
+
+constexpr std::string_view kDurationExpected = "a duration such as \"150ms\" or \"1.5s\"";
+// Doubles at or beyond 2^53 are not exact integers; refuse to read them as counts.
+constexpr double kExactIntegerLimit = 9007199254740992.0;
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+bool contains(const std::vector<std::string>& list, std::string_view word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+bool is_identifier(std::string_view key) {
+  if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$';
+  });
+}
+
+}  // namespace
+
+const std::vector<KeySet>& distribution_key_sets() {
+  static const std::vector<KeySet> sets{
+      {"distribution", {"dist", "value", "min", "max", "mean", "stddev", "median", "p99"}},
+      {"distribution:constant", {"dist", "value"}},
+      {"distribution:uniform", {"dist", "min", "max"}},
+      {"distribution:exponential", {"dist", "mean"}},
+      {"distribution:normal", {"dist", "mean", "stddev"}},
+      {"distribution:lognormal", {"dist", "median", "p99"}},
+  };
+  return sets;
+}
+
+void JsonReader::error(const std::string& path, std::string message) {
+  ++total_;
+  if (errors_.size() < kMaxErrors) errors_.push_back({path, std::move(message)});
+}
+
+std::vector<JsonError> JsonReader::errors() const {
+  std::vector<JsonError> out = errors_;
+  if (total_ > errors_.size()) {
+    out.push_back({"$", "and " + std::to_string(total_ - errors_.size()) +
+                            " more errors not shown; fix the ones above and validate again"});
+  }
+  return out;
+}
+
+std::string JsonReader::key_path(const std::string& path, std::string_view key) {
+  if (is_identifier(key)) return path + "." + std::string(key);
+  return path + "[" + Json(std::string(key)).dump() + "]";
+}
+
+std::string JsonReader::index_path(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+std::string JsonReader::describe(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "number " + value.dump();
+    case Json::value_t::string: {
+      std::string text = value.dump();
+      if (text.size() <= 60) return text;
+      std::size_t cut = 56;  // keep whole UTF-8 characters
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      return text.substr(0, cut) + "...\"";
+    }
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    default: return "an unsupported value";
+  }
+}
+
+const Json* JsonReader::field(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+bool JsonReader::object(const Json& value, const std::string& path,
+                        const std::vector<std::string>& allowed, std::string_view what) {
+  if (!value.is_object()) {
+    error(path, "expected an object {...} for " + std::string(what) + ", found " + describe(value));
+    return false;
+  }
+  for (const auto& item : value.items()) {
+    if (contains(allowed, item.key())) continue;
+    error(key_path(path, item.key()), "unknown key \"" + item.key() + "\" in " +
+                                          std::string(what) + did_you_mean(item.key(), allowed) +
+                                          "; the allowed keys are " + join(allowed));
+  }
+  return true;
+}
+
+const Json* JsonReader::required(const Json& object, const std::string& path,
+                                 std::string_view key, std::string_view example) {
+  const Json* value = field(object, key);
+  if (value == nullptr) {
+    error(key_path(path, key), "required key \"" + std::string(key) + "\" is missing; add e.g. \"" +
+                                   std::string(key) + "\": " + std::string(example));
+  }
+  return value;
+}
+
+void JsonReader::inapplicable(const Json& object, const std::string& path,
+                              const std::vector<std::string>& applicable,
+                              std::string_view context) {
+  if (!object.is_object()) return;
+  for (const auto& item : object.items()) {
+    if (contains(applicable, item.key())) continue;
+    error(key_path(path, item.key()), "key \"" + item.key() + "\" does not apply to " +
+                                          std::string(context) + ", which takes only " +
+                                          join(applicable) + "; remove it");
+  }
+}
+
+bool JsonReader::array(const Json& value, const std::string& path, std::string_view example) {
+  if (value.is_array()) return true;
+  error(path, "expected an array such as " + std::string(example) + ", found " + describe(value));
+  return false;
+}
+
+std::optional<std::string> JsonReader::string(const Json& value, const std::string& path) {
+  if (value.is_string()) return value.get<std::string>();
+  error(path, "expected a string in double quotes, found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> JsonReader::integer(const Json& value, const std::string& path,
+                                                std::int64_t min, std::int64_t max) {
+  std::optional<std::int64_t> result;
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(max)) result = static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    result = value.get<std::int64_t>();
+  } else if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::trunc(d) == d && std::fabs(d) < kExactIntegerLimit) {
+      result = static_cast<std::int64_t>(d);
+    }
+  }
+  if (result && *result >= min && *result <= max) return result;
+  error(path, "expected a whole number from " + std::to_string(min) + " to " +
+                  std::to_string(max) + ", found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> JsonReader::unsigned_integer(const Json& value,
+                                                          const std::string& path) {
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::trunc(d) == d && d >= 0.0 && d < kExactIntegerLimit) {
+      return static_cast<std::uint64_t>(d);
+    }
+  }
+  error(path, "expected a whole number from 0 to 18446744073709551615, found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<double> JsonReader::number(const Json& value, const std::string& path) {
+  if (value.is_number()) return value.get<double>();
+  error(path, "expected a number, found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<bool> JsonReader::boolean(const Json& value, const std::string& path) {
+  if (value.is_boolean()) return value.get<bool>();
+  error(path, "expected true or false (without quotes), found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<double> JsonReader::probability(const Json& value, const std::string& path) {
+  if (value.is_number()) {
+    const double p = value.get<double>();
+    if (p >= 0.0 && p <= 1.0) return p;
+  }
+  error(path, "expected a probability from 0 to 1 (e.g. 0.01 for 1%), found " + describe(value));
+  return std::nullopt;
+}
+
+std::optional<Duration> JsonReader::duration(const Json& value, const std::string& path,
+                                             DurationSign sign) {
+  if (!value.is_string()) {
+    error(path, "expected " + std::string(kDurationExpected) + ", found " + describe(value) +
+                    "; write durations as quoted strings with a unit");
+    return std::nullopt;
+  }
+  std::string problem;
+  const auto d = parse_duration(value.get_ref<const std::string&>(), &problem);
+  if (!d) {
+    error(path, "expected " + std::string(kDurationExpected) + ", found " + describe(value) +
+                    ": " + problem);
+    return std::nullopt;
+  }
+  if (sign == DurationSign::non_negative && d->ns < 0) {
+    error(path, "expected a duration of zero or more, found " + describe(value) +
+                    "; remove the minus sign");
+    return std::nullopt;
+  }
+  if (sign == DurationSign::positive && d->ns <= 0) {
+    error(path, "expected a duration greater than zero, found " + describe(value) +
+                    "; use e.g. \"1s\"");
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<DurationDistribution> JsonReader::distribution(const Json& value,
+                                                             const std::string& path) {
+  if (value.is_object()) return distribution_object(value, path);
+  if (!value.is_string()) {
+    error(path, "expected a distribution: a duration such as \"1ms\", a range such as "
+                "\"30s..90s\" or an object such as {\"dist\": \"exponential\", \"mean\": \"5ms\"}, "
+                "found " + describe(value));
+    return std::nullopt;
+  }
+  std::string problem;
+  const auto dist = parse_duration_distribution(value.get_ref<const std::string&>(), &problem);
+  if (!dist) {
+    error(path, "expected a duration such as \"1ms\" or a range such as \"30s..90s\", found " +
+                    describe(value) + ": " + problem);
+    return std::nullopt;
+  }
+  if (dist->a.ns < 0) {
+    error(path, "expected durations of zero or more, found " + describe(value) +
+                    "; remove the minus sign");
+    return std::nullopt;
+  }
+  return dist;
+}
+
+std::optional<DurationDistribution> JsonReader::distribution_object(const Json& value,
+                                                                    const std::string& path) {
+  const std::vector<KeySet>& sets = distribution_key_sets();
+  if (!object(value, path, sets[0].keys, "a distribution")) return std::nullopt;
+  const Json* dist_json = required(value, path, "dist", "\"lognormal\"");
+  if (dist_json == nullptr) return std::nullopt;
+  const auto dist = string(*dist_json, key_path(path, "dist"));
+  if (!dist) return std::nullopt;
+  const KeySet* set = nullptr;
+  std::vector<std::string> names;
+  for (std::size_t i = 1; i < sets.size(); ++i) {
+    names.push_back(sets[i].name.substr(sets[i].name.find(':') + 1));
+    if (names.back() == *dist) set = &sets[i];
+  }
+  if (set == nullptr) {
+    error(key_path(path, "dist"), "unknown distribution \"" + *dist + "\"" +
+                                      did_you_mean(*dist, names) + "; use one of " + join(names));
+    return std::nullopt;
+  }
+  const std::size_t before = total_;
+  inapplicable(value, path, set->keys, "a " + *dist + " distribution");
+  // Reads every parameter before giving up, so all their errors are reported at once.
+  auto get = [&](std::string_view key, DurationSign sign) -> std::optional<Duration> {
+    const Json* v = required(value, path, key, "\"5ms\"");
+    return v == nullptr ? std::nullopt : duration(*v, key_path(path, key), sign);
+  };
+  std::optional<DurationDistribution> result;
+  if (*dist == "constant") {
+    const auto v = get("value", DurationSign::non_negative);
+    if (v) result = DurationDistribution::constant(*v);
+  } else if (*dist == "uniform") {
+    const auto lo = get("min", DurationSign::non_negative);
+    const auto hi = get("max", DurationSign::non_negative);
+    if (lo && hi && *lo > *hi) {
+      error(key_path(path, "max"), "max " + format_duration(*hi) + " is below min " +
+                                       format_duration(*lo) + "; make max at least min");
+    } else if (lo && hi) {
+      result = DurationDistribution::uniform(*lo, *hi);
+    }
+  } else if (*dist == "exponential") {
+    const auto mean = get("mean", DurationSign::positive);
+    if (mean) result = DurationDistribution::exponential(*mean);
+  } else if (*dist == "normal") {
+    const auto mean = get("mean", DurationSign::non_negative);
+    const auto stddev = get("stddev", DurationSign::non_negative);
+    if (mean && stddev) result = DurationDistribution::normal(*mean, *stddev);
+  } else {
+    const auto median = get("median", DurationSign::positive);
+    const auto p99 = get("p99", DurationSign::positive);
+    if (median && p99 && *p99 < *median) {
+      error(key_path(path, "p99"), "p99 " + format_duration(*p99) + " is below median " +
+                                       format_duration(*median) +
+                                       "; the 99th percentile cannot be below the median, so make "
+                                       "p99 at least the median");
+    } else if (median && p99) {
+      result = DurationDistribution::lognormal(*median, *p99);
+    }
+  }
+  return total_ == before ? result : std::nullopt;
+}
+
+std::optional<std::vector<std::string>> JsonReader::string_list(const Json& value,
+                                                                const std::string& path,
+                                                                std::string_view element) {
+  if (!array(value, path, "[\"n1\", \"n2\"]")) return std::nullopt;
+  if (value.empty()) {
+    error(path, "expected at least one of the " + std::string(element) + ", found an empty array");
+    return std::nullopt;
+  }
+  const std::size_t before = total_;
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto s = string(value[i], index_path(path, i));
+    if (!s) continue;
+    if (!seen.insert(*s).second) {
+      error(index_path(path, i), "\"" + *s + "\" is listed twice; list each of the " +
+                                     std::string(element) + " once");
+    }
+    out.push_back(*s);
+  }
+  if (total_ != before) return std::nullopt;
+  return out;
+}
+
+}  // namespace hasim

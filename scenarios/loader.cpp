@@ -1,0 +1,448 @@
+#include "scenarios/loader.hpp"
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <iterator>
+
+#include "properties/catalog.hpp"
+#include "scenarios/loader_internal.hpp"
+#include "sim/assert.hpp"
+#include "sim/clock.hpp"
+#include "sim/did_you_mean.hpp"
+
+namespace hasim {
+namespace {
+
+using namespace scenario_loader;
+
+constexpr std::size_t kMaxDepth = 64;      // a valid scenario nests about 6 levels deep
+constexpr std::int64_t kMaxNodes = 1000;
+constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
+
+constexpr std::array<std::string_view, 12> kKindNames{
+    "crash",     "restart",    "pause",     "resume", "node-down", "node-up",
+    "clock-step", "clock-rate", "partition", "heal",   "disk-loss", "drop-connections"};
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++column;  // count characters, not UTF-8 continuation bytes
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// nlohmann's parser is iterative, but nothing else need face absurd nesting either.
+std::optional<std::string> check_nesting(std::string_view text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > kMaxDepth) {
+        return "the JSON nests deeper than " + std::to_string(kMaxDepth) + " levels at " +
+               line_column(text, i) + "; a scenario needs only a few levels, so look for "
+               "unclosed brackets";
+      }
+    } else if ((ch == '}' || ch == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string parse_error_message(std::string_view text, const Json::exception& e) {
+  std::string detail = e.what();
+  if (const auto pos = detail.find("] "); pos != std::string::npos) detail.erase(0, pos + 2);
+  if (const auto pos = detail.find("column "); pos != std::string::npos) {
+    const auto colon = detail.find(": ", pos);
+    if (colon != std::string::npos) detail.erase(0, colon + 2);
+  }
+  if (detail.find("empty input") != std::string::npos) {
+    return "the file is empty; a scenario is a JSON object such as "
+           "{\"name\": \"demo\", \"duration\": \"10m\", \"nodes\": 3}";
+  }
+  if (const auto* pe = dynamic_cast<const Json::parse_error*>(&e)) {
+    const std::size_t offset = pe->byte > 0 ? pe->byte - 1 : 0;
+    return "the file is not valid JSON: at " + line_column(text, offset) + ": " + detail +
+           "; look for a missing or extra comma, quote or bracket just before that point";
+  }
+  return "the file is not valid JSON: " + detail +
+         "; numbers must fit in a 64-bit floating-point value (at most about 1.8e308)";
+}
+
+void check_name(JsonReader& r, const std::string& name, const std::string& path,
+                std::string_view what) {
+  if (name.empty()) {
+    r.error(path, std::string(what) + " must not be empty; use e.g. \"demo-1\"");
+  } else if (!is_valid_name(name)) {
+    r.error(path, std::string(what) + " \"" + name +
+                      "\" may contain only letters, digits, '.', '_' and '-'; use e.g. \"" +
+                      "demo-1\"");
+  }
+}
+
+ClockSpec read_clock(JsonReader& r, const Json& value, const std::string& path) {
+  ClockSpec clock;
+  if (!r.object(value, path, keys("clock"), "a node's clock")) return clock;
+  if (const Json* v = JsonReader::field(value, "offset")) {
+    if (auto d = r.duration(*v, JsonReader::key_path(path, "offset"), DurationSign::any)) {
+      clock.offset = *d;
+    }
+  }
+  bool given = false;
+  if (auto rate = read_rate(r, value, path, given)) clock.rate_ppb = *rate;
+  return clock;
+}
+
+void read_nodes(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  const std::size_t before = r.error_count();
+  std::vector<NodeSpec>& nodes = c.scenario.nodes;
+  if (value.is_number()) {
+    if (auto n = r.integer(value, path, 1, kMaxNodes)) {
+      for (std::int64_t i = 1; i <= *n; ++i) nodes.push_back({"n" + std::to_string(i), "", {}});
+    }
+  } else if (!value.is_array()) {
+    r.error(path, "expected a node count such as 3 or an array of nodes such as "
+                  "[{\"name\": \"n1\", \"zone\": \"a\"}], found " + JsonReader::describe(value));
+  } else if (value.empty() || value.size() > static_cast<std::size_t>(kMaxNodes)) {
+    r.error(path, "expected 1 to 1000 nodes, found " + std::to_string(value.size()) +
+                      "; list at least one node, e.g. [{\"name\": \"n1\"}]");
+  } else {
+    std::map<std::string, std::size_t, std::less<>> first_use;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const std::string at = JsonReader::index_path(path, i);
+      if (!r.object(value[i], at, keys("node"), "a node")) continue;
+      NodeSpec node;
+      if (const Json* name = r.required(value[i], at, "name", "\"n1\"")) {
+        const std::string name_path = JsonReader::key_path(at, "name");
+        if (auto s = r.string(*name, name_path)) {
+          check_name(r, *s, name_path, "a node name");
+          const auto [it, fresh] = first_use.emplace(*s, i);
+          if (!fresh) {
+            r.error(name_path, "node name \"" + *s + "\" is already used by " +
+                                   JsonReader::index_path(path, it->second) +
+                                   "; node names must be unique");
+          }
+          node.name = *s;
+        }
+      }
+      if (const Json* zone = JsonReader::field(value[i], "zone")) {
+        if (auto s = r.string(*zone, JsonReader::key_path(at, "zone"))) node.zone = *s;
+      }
+      if (const Json* clock = JsonReader::field(value[i], "clock")) {
+        node.clock = read_clock(r, *clock, JsonReader::key_path(at, "clock"));
+      }
+      nodes.push_back(std::move(node));
+    }
+  }
+  c.nodes.known = r.error_count() == before && !nodes.empty();
+  for (const NodeSpec& node : nodes) {
+    c.nodes.names.push_back(node.name);
+    c.nodes.zone_of.emplace(node.name, node.zone);
+  }
+}
+
+void read_heartbeat(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  if (!r.object(value, path, keys("heartbeat"), "the heartbeat detector")) return;
+  HeartbeatSpec spec;
+  bool ok = true;
+  const Json* interval = JsonReader::field(value, "interval");
+  const Json* timeout = JsonReader::field(value, "timeout");
+  if (interval != nullptr) {
+    const auto d = r.duration(*interval, JsonReader::key_path(path, "interval"),
+                              DurationSign::positive);
+    ok = ok && d.has_value();
+    if (d) spec.interval = *d;
+  }
+  if (timeout != nullptr) {
+    const auto d = r.duration(*timeout, JsonReader::key_path(path, "timeout"),
+                              DurationSign::positive);
+    ok = ok && d.has_value();
+    if (d) spec.timeout = *d;
+  }
+  if (ok && spec.timeout <= spec.interval) {
+    auto show = [](Duration d, const Json* given) {
+      return format_duration(d) + (given == nullptr ? " (the default)" : "");
+    };
+    r.error(JsonReader::key_path(path, timeout != nullptr ? "timeout" : "interval"),
+            "timeout " + show(spec.timeout, timeout) + " must be longer than interval " +
+                show(spec.interval, interval) +
+                ": a peer is suspected when nothing is heard from it for the timeout, so a "
+                "timeout this short suspects healthy peers; make the timeout at least two or "
+                "three intervals, e.g. interval \"1s\" with timeout \"3s\"");
+    ok = false;
+  }
+  if (ok) c.scenario.heartbeat = spec;
+}
+
+void read_properties(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  if (!r.array(value, path, "[\"detect-crash:10s\", \"no-false-suspicion\"]")) return;
+  std::set<std::string, std::less<>> seen;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string at = JsonReader::index_path(path, i);
+    const auto spec = r.string(value[i], at);
+    if (!spec) continue;
+    if (auto problem = validate_property_spec(*spec)) {
+      r.error(at, *problem);
+    } else if (!seen.insert(*spec).second) {
+      r.error(at, "property \"" + *spec + "\" is listed twice; list it once");
+    } else {
+      c.scenario.properties.push_back(*spec);
+    }
+  }
+}
+
+void read_scenario(Context& c, const Json& doc) {
+  JsonReader& r = c.reader;
+  if (!doc.is_object()) {
+    r.error("$", "expected the scenario to be a JSON object, found " + JsonReader::describe(doc) +
+                     "; a scenario looks like {\"name\": \"demo\", \"duration\": \"10m\", "
+                     "\"nodes\": 3}");
+    return;
+  }
+  r.object(doc, "$", keys("scenario"), "the scenario");
+  Scenario& s = c.scenario;
+  if (const Json* v = JsonReader::field(doc, "$schema")) r.string(*v, "$.$schema");
+  if (const Json* v = r.required(doc, "$", "name", "\"demo-heartbeat\"")) {
+    if (auto name = r.string(*v, "$.name")) {
+      check_name(r, *name, "$.name", "the scenario name");
+      s.name = *name;
+    }
+  }
+  if (const Json* v = JsonReader::field(doc, "description")) {
+    if (auto text = r.string(*v, "$.description")) s.description = *text;
+  }
+  if (const Json* v = JsonReader::field(doc, "seed")) {
+    if (auto seed = r.unsigned_integer(*v, "$.seed")) s.seed = *seed;
+  }
+  if (const Json* v = r.required(doc, "$", "duration", "\"10m\"")) {
+    c.duration = r.duration(*v, "$.duration", DurationSign::positive);
+    if (c.duration) s.duration = *c.duration;
+  }
+  if (const Json* v = r.required(doc, "$", "nodes", "3")) read_nodes(c, *v, "$.nodes");
+  if (const Json* v = JsonReader::field(doc, "network")) read_network(c, *v, "$.network");
+  if (const Json* v = JsonReader::field(doc, "heartbeat")) read_heartbeat(c, *v, "$.heartbeat");
+  if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
+  if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
+}
+
+}  // namespace
+
+std::string_view to_string(FaultSpec::Kind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  return index < kKindNames.size() ? kKindNames[index] : "unknown";
+}
+
+std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name) {
+  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
+    if (kKindNames[i] == name) return static_cast<FaultSpec::Kind>(i);
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& fault_kind_names() {
+  static const std::vector<std::string> names(kKindNames.begin(), kKindNames.end());
+  return names;
+}
+
+LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/) {
+  LoadResult result;
+  if (auto problem = check_nesting(json_text)) {
+    result.errors.push_back({"$", *problem});
+    return result;
+  }
+  JsonReader reader;
+  Scenario scenario;
+  try {
+    const Json doc = Json::parse(json_text);
+    Context context{reader, scenario, {}, {}};
+    read_scenario(context, doc);
+  } catch (const Json::exception& e) {
+    reader.error("$", parse_error_message(json_text, e));
+  } catch (const std::exception& e) {
+    reader.error("$", std::string("could not read the scenario: ") + e.what());
+  }
+  for (JsonError& e : reader.errors()) {
+    result.errors.push_back({std::move(e.path), std::move(e.message)});
+  }
+  if (result.errors.empty()) result.scenario = std::move(scenario);
+  return result;
+}
+
+LoadResult load_scenario_file(const std::string& path) {
+  LoadResult result;
+  auto fail = [&](std::string message) {
+    result.errors.push_back({"$", std::move(message)});
+    return result;
+  };
+  try {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+      return fail("cannot read the scenario file: it does not exist; check the path");
+    }
+    if (std::filesystem::is_directory(status)) {
+      return fail("cannot read the scenario file: it is a directory; name a .json file in it");
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxFileBytes) {
+      return fail("the scenario file is " + std::to_string(size) +
+                  " bytes, more than the 64 MiB a scenario may have");
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.is_open() || in.bad()) {
+      return fail("cannot read the scenario file: permission denied or I/O error; check that "
+                  "it is a readable file");
+    }
+    return load_scenario_text(text, path);
+  } catch (const std::exception& e) {
+    return fail(std::string("cannot read the scenario file: ") + e.what());
+  }
+}
+
+std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name) {
+  std::string out;
+  for (const ScenarioError& e : errors) {
+    out += std::string(source_name) + ": " + e.path + ": " + e.message + "\n";
+  }
+  return out;
+}
+
+const std::vector<KeySet>& scenario_key_sets() {
+  static const std::vector<KeySet> sets = [] {
+    const std::vector<std::string> any_target{"node", "nodes", "process"};
+    std::vector<KeySet> out{
+        {"scenario", {"$schema", "name", "description", "seed", "duration", "nodes", "network",
+                      "heartbeat", "faults", "properties"}},
+        {"node", {"name", "zone", "clock"}},
+        {"clock", {"offset", "drift", "rate"}},
+        {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
+        {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},
+        {"heartbeat", {"interval", "timeout"}},
+        {"fault", {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate",
+                   "isolate", "isolateZone", "groups", "from", "to"}},
+        {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
+        {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:resume", {"at", "kind", "node", "nodes", "process"}},
+        {"fault:node-down", {"at", "kind", "for", "node", "nodes"}},
+        {"fault:node-up", {"at", "kind", "node", "nodes"}},
+        {"fault:clock-step", {"at", "kind", "node", "nodes", "by"}},
+        {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate"}},
+        {"fault:partition", {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
+        {"fault:heal", {"at", "kind"}},
+        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:drop-connections", {"at", "kind", "node", "nodes"}},
+    };
+    for (const KeySet& set : distribution_key_sets()) out.push_back(set);
+    return out;
+  }();
+  return sets;
+}
+
+namespace scenario_loader {
+
+const std::vector<std::string>& keys(std::string_view name) {
+  for (const KeySet& set : scenario_key_sets()) {
+    if (set.name == name) return set.keys;
+  }
+  HASIM_ASSERT(false && "unknown key set");
+  static const std::vector<std::string> none;
+  return none;
+}
+
+bool is_valid_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (const char ch : name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool check_node(Context& c, const std::string& name, const std::string& path) {
+  if (!c.nodes.known || c.nodes.zone_of.count(name) > 0) return true;
+  const std::vector<std::string>& names = c.nodes.names;
+  std::string known;
+  for (std::size_t i = 0; i < names.size() && i < 10; ++i) known += (i ? ", " : "") + names[i];
+  if (names.size() > 10) known += ", ... (" + std::to_string(names.size()) + " in all)";
+  c.reader.error(path, "unknown node \"" + name + "\"" + did_you_mean(name, names) +
+                           "; the nodes are " + known);
+  return false;
+}
+
+std::optional<std::vector<std::string>> read_node_list(Context& c, const Json& value,
+                                                       const std::string& path) {
+  auto list = c.reader.string_list(value, path, "node names");
+  if (!list) return std::nullopt;
+  bool ok = true;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    ok = check_node(c, (*list)[i], JsonReader::index_path(path, i)) && ok;
+  }
+  if (!ok) return std::nullopt;
+  return list;
+}
+
+std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const std::string& path,
+                                      bool& given) {
+  const Json* drift = JsonReader::field(object, "drift");
+  const Json* rate = JsonReader::field(object, "rate");
+  given = drift != nullptr || rate != nullptr;
+  if (drift != nullptr && rate != nullptr) {
+    r.error(JsonReader::key_path(path, "rate"),
+            "give either \"drift\" or \"rate\", not both: they are two ways to say how fast the "
+            "clock runs; e.g. \"drift\": \"+50ppm\" is \"rate\": 1.00005");
+    return std::nullopt;
+  }
+  if (drift != nullptr) {
+    const std::string at = JsonReader::key_path(path, "drift");
+    const std::string text = drift->is_string() ? drift->get<std::string>() : "";
+    std::size_t pos = (!text.empty() && (text[0] == '+' || text[0] == '-')) ? 1 : 0;
+    const std::size_t digits_start = pos;
+    std::int64_t ppm = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - digits_start < 7) {
+      ppm = ppm * 10 + (text[pos++] - '0');
+    }
+    if (pos == digits_start || text.substr(pos) != "ppm" || ppm >= 1'000'000) {
+      r.error(at, "expected a drift such as \"+50ppm\" or \"-20ppm\" (whole parts per million, "
+                  "less than 1000000 either way), found " + JsonReader::describe(*drift));
+      return std::nullopt;
+    }
+    return rate_from_ppm(text[0] == '-' ? -ppm : ppm);
+  }
+  if (rate != nullptr) {
+    const std::string at = JsonReader::key_path(path, "rate");
+    const auto value = r.number(*rate, at);
+    if (!value) return std::nullopt;
+    const std::int64_t ppb = *value > 0.0 && *value <= 1000.0 ? std::llround(*value * 1e9) : 0;
+    if (ppb <= 0) {
+      r.error(at, "expected a rate above 0 and at most 1000 (local seconds per true second, "
+                  "e.g. 1.00005 or 2.5), found " + JsonReader::describe(*rate));
+      return std::nullopt;
+    }
+    return ppb;
+  }
+  return std::nullopt;
+}
+
+}  // namespace scenario_loader
+}  // namespace hasim

@@ -1,0 +1,40 @@
+#pragma once
+// Scenario files: JSON in the format of scenarios/schema.json, read into a validated
+// Scenario. Nothing here throws; every problem becomes a ScenarioError naming the JSON path,
+// what was found and how to fix it, and all of a file's problems are reported together.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/json_reader.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace hasim {
+
+struct ScenarioError {
+  std::string path;  // "$.faults[0].at"; "$" for the whole file
+  std::string message;
+};
+
+struct LoadResult {
+  std::optional<Scenario> scenario;  // set exactly when errors is empty
+  std::vector<ScenarioError> errors;
+};
+
+LoadResult load_scenario_text(std::string_view json_text, std::string_view source_name);
+LoadResult load_scenario_file(const std::string& path);
+
+// One line per error: "SOURCE: PATH: MESSAGE\n".
+std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name);
+
+// "crash", "node-down", ... (to_string is declared in scenario.hpp).
+std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name);
+const std::vector<std::string>& fault_kind_names();
+
+// The allowed keys of every object in the format, named as in scenarios/schema.json:
+// "scenario" (the root), "node", "clock", "network", "link", "heartbeat", "fault",
+// "fault:<kind>" and the distribution sets. The loader checks keys against exactly these.
+const std::vector<KeySet>& scenario_key_sets();
+
+}  // namespace hasim

@@ -1,0 +1,44 @@
+#pragma once
+// Shared by loader.cpp, loader_network.cpp and loader_faults.cpp; not for other users.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios/loader.hpp"
+
+namespace hasim::scenario_loader {
+
+// The allowed keys of set `name` from scenario_key_sets(); the name must exist.
+const std::vector<std::string>& keys(std::string_view name);
+
+struct NodeTable {
+  bool known = false;  // nodes were read without error, so references can be checked
+  std::vector<std::string> names;
+  std::map<std::string, std::string, std::less<>> zone_of;  // every node; "" if none
+};
+
+struct Context {
+  JsonReader& reader;
+  Scenario& scenario;
+  NodeTable nodes;
+  std::optional<Duration> duration;  // the run's length, if valid
+};
+
+// "[A-Za-z0-9._-]+": names appear in file names, traces and "node/process" targets.
+bool is_valid_name(std::string_view name);
+// Reports `name` at `path` unless it is a node; true if it is (or nodes are unknown).
+bool check_node(Context& c, const std::string& name, const std::string& path);
+// A non-empty list of distinct node names; each must exist.
+std::optional<std::vector<std::string>> read_node_list(Context& c, const Json& value,
+                                                       const std::string& path);
+// "drift": "+50ppm" or "rate": 2.5 of `object` (at most one) as parts per billion; nullopt
+// if neither is given or one is invalid. `given` tells which.
+std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const std::string& path,
+                                      bool& given);
+
+void read_network(Context& c, const Json& value, const std::string& path);
+void read_faults(Context& c, const Json& value, const std::string& path);
+
+}  // namespace hasim::scenario_loader

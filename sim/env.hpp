@@ -1,0 +1,79 @@
+#pragma once
+// The only header a model includes from sim/. A model is a sans-IO state machine
+// (DESIGN.md "The one rule"): it never reads a real clock, sleeps, does I/O or owns a
+// thread. It reacts to inputs (start, message, timer) through the Process interface and acts
+// only through the Env it is handed: its node's local clock, its random stream, send, timers,
+// durable storage and trace. The same model runs under a hand-written test driver, the
+// simulator (sim/world.hpp) or, in principle, a real-time driver.
+//
+// Crash semantics: a crash destroys the Process object (all volatile state is lost, its
+// timers are cancelled and undelivered input is dropped); a restart constructs a fresh one
+// from its factory, which sees only what it stored in its DurableStore.
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sim/rng.hpp"
+#include "sim/time.hpp"
+#include "sim/trace.hpp"
+
+namespace hasim {
+
+using ProcessId = std::uint32_t;
+using NodeId = std::uint32_t;
+using TimerId = std::uint64_t;
+
+// A message body. Models derive their own message types; `type()` names it in traces.
+struct MessageBody {
+  virtual ~MessageBody() = default;
+  virtual std::string_view type() const = 0;
+};
+// Shared and immutable, so the network can duplicate a datagram without copying it.
+using Message = std::shared_ptr<const MessageBody>;
+
+// How a message travels. Stream: FIFO per (sender, receiver) connection, never lost or
+// duplicated alone, but everything in flight is lost when the connection drops (crash,
+// partition, drop-connections), as with TCP. Datagram: independent latency, loss and
+// duplication, as with UDP.
+enum class Transport : std::uint8_t { stream, datagram };
+
+// Storage that survives a crash; a disk-loss fault wipes it. Ordered map so iteration is
+// deterministic.
+struct DurableStore {
+  std::map<std::string, std::string> entries;
+  std::uint64_t wipes = 0;  // how many disk losses this store has seen
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  virtual ProcessId self() const = 0;
+  // Look up a process by "node/name"; HASIM_ASSERTs that it exists (wiring is static).
+  virtual ProcessId process(std::string_view qualified_name) const = 0;
+  // Local wall clock (affected by offset, rate and steps).
+  virtual LocalTime now() const = 0;
+  // Local monotonic clock (affected by rate only), as Go's time.Since uses.
+  virtual LocalTime monotonic_now() const = 0;
+  // This process's random stream ("node/process"), forked from the run's root seed.
+  virtual Rng& rng() = 0;
+  virtual void send(ProcessId to, Message message, Transport transport = Transport::stream) = 0;
+  // Fires after `after` of local monotonic time; `tag` is returned to on_timer.
+  virtual TimerId set_timer(Duration after, std::uint64_t tag) = 0;
+  // True if the timer was pending.
+  virtual bool cancel_timer(TimerId timer) = 0;
+  virtual DurableStore& durable() = 0;
+  virtual void trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
+};
+
+class Process {
+ public:
+  virtual ~Process() = default;
+  virtual void on_start(Env& env) = 0;
+  virtual void on_message(Env& env, ProcessId from, const Message& message) = 0;
+  virtual void on_timer(Env& env, TimerId timer, std::uint64_t tag) = 0;
+};
+
+}  // namespace hasim

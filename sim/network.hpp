@@ -1,0 +1,81 @@
+#pragma once
+// Message transport between processes on nodes. Per directed node pair ("link"): a latency
+// distribution, a loss and a duplication probability, and its own random stream
+// ("net/<from>-><to>") so traffic on one link never shifts the draws of another.
+//
+// Streams (TCP) are FIFO per directed process pair: a message is delivered no earlier than
+// the one sent before it on the same connection. A connection has an epoch; dropping it
+// (crash, partition, drop-connections fault) bumps the epoch and every message still in
+// flight on the old epoch is lost on arrival. Loss and duplication apply to datagrams only.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/distribution.hpp"
+#include "sim/env.hpp"
+#include "sim/reachability.hpp"
+
+namespace hasim {
+
+struct LinkParams {
+  DurationDistribution latency = DurationDistribution::constant(milliseconds(1));
+  double loss = 0.0;
+  double duplicate = 0.0;
+};
+
+struct Flight {
+  ProcessId from = 0;
+  ProcessId to = 0;
+  NodeId from_node = 0;
+  NodeId to_node = 0;
+  Transport transport = Transport::stream;
+  std::uint64_t epoch = 0;  // the stream connection's epoch at send time
+  Message message;
+};
+
+class Network {
+ public:
+  // Every link starts with `remote` parameters; a node's link to itself with `loopback`.
+  Network(const std::vector<std::string>& node_names, LinkParams remote, LinkParams loopback,
+          const Rng& root);
+
+  void set_link(NodeId from, NodeId to, LinkParams params);
+  const LinkParams& link(NodeId from, NodeId to) const;
+  Reachability& reachability() { return reachability_; }
+  const Reachability& reachability() const { return reachability_; }
+
+  // Draws when copies of a message sent at `now` arrive: empty if lost, two entries if a
+  // datagram is duplicated. Stream sends keep FIFO order per connection.
+  std::vector<TrueTime> plan_delivery(TrueTime now, const Flight& flight);
+
+  std::uint64_t connection_epoch(ProcessId from, ProcessId to) const;
+  // Drops the connection between two processes (both directions). True if it existed.
+  bool drop_connection(ProcessId a, ProcessId b);
+  // Process pairs with an open connection, ordered; each pair once, lower id first.
+  std::vector<std::pair<ProcessId, ProcessId>> open_connections() const;
+
+  // In-flight storage: a stable index to carry in a scheduler event.
+  std::uint64_t store(Flight flight);
+  Flight take(std::uint64_t index);
+  std::size_t in_flight() const { return flights_.size() - free_.size(); }
+
+ private:
+  struct Connection {
+    std::uint64_t epoch = 0;
+    TrueTime last_delivery{};  // FIFO: the next message arrives no earlier than this
+    bool open = false;
+  };
+  std::size_t index(NodeId from, NodeId to) const { return static_cast<std::size_t>(from) * node_count_ + to; }
+
+  std::size_t node_count_;
+  std::vector<LinkParams> links_;
+  std::vector<Rng> link_rngs_;
+  Reachability reachability_;
+  std::map<std::pair<ProcessId, ProcessId>, Connection> connections_;
+  std::vector<Flight> flights_;
+  std::vector<std::uint64_t> free_;
+};
+
+}  // namespace hasim

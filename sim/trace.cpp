@@ -1,0 +1,136 @@
+#include "sim/trace.hpp"
+
+#include <cinttypes>
+
+#include "sim/assert.hpp"
+
+namespace hasim {
+
+const TraceValue* TraceEvent::find(std::string_view key) const {
+  for (const TraceField& field : fields) {
+    if (field.key == key) return &field.value;
+  }
+  return nullptr;
+}
+
+std::string_view TraceEvent::string_field(std::string_view key) const {
+  const TraceValue* value = find(key);
+  if (value == nullptr) return {};
+  const auto* text = std::get_if<std::string>(value);
+  return text == nullptr ? std::string_view() : std::string_view(*text);
+}
+
+std::int64_t TraceEvent::int_field(std::string_view key, std::int64_t fallback) const {
+  const TraceValue* value = find(key);
+  if (value == nullptr) return fallback;
+  const auto* number = std::get_if<std::int64_t>(value);
+  return number == nullptr ? fallback : *number;
+}
+
+void TraceHash::add_line(std::string_view line) {
+  for (unsigned char c : line) {
+    hash_ ^= c;
+    hash_ *= 0x100000001b3ULL;
+  }
+  hash_ ^= '\n';
+  hash_ *= 0x100000001b3ULL;
+  ++events_;
+  if (events_ % kCheckpointEvery == 0) checkpoints_.push_back(hash_);
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c));
+          out += buffer;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void format_trace_line(const TraceEvent& event, std::string& out) {
+  out.clear();
+  out += "{\"t\":";
+  out += std::to_string(event.t.ns);
+  if (!event.node.empty()) {
+    out += ",\"node\":";
+    append_json_string(out, event.node);
+  }
+  if (!event.proc.empty()) {
+    out += ",\"proc\":";
+    append_json_string(out, event.proc);
+  }
+  out += ",\"kind\":";
+  append_json_string(out, event.kind);
+  for (const TraceField& field : event.fields) {
+    out.push_back(',');
+    append_json_string(out, field.key);
+    out.push_back(':');
+    if (const auto* number = std::get_if<std::int64_t>(&field.value)) {
+      out += std::to_string(*number);
+    } else if (const auto* flag = std::get_if<bool>(&field.value)) {
+      out += *flag ? "true" : "false";
+    } else {
+      append_json_string(out, std::get<std::string>(field.value));
+    }
+  }
+  out.push_back('}');
+}
+
+std::string format_hash(std::uint64_t hash) {
+  char buffer[20];
+  std::snprintf(buffer, sizeof buffer, "%016" PRIx64, hash);
+  return buffer;
+}
+
+TraceWriter::~TraceWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool TraceWriter::open_file(const std::string& path) {
+  HASIM_ASSERT(file_ == nullptr);
+  file_ = std::fopen(path.c_str(), "w");
+  return file_ != nullptr;
+}
+
+void TraceWriter::record(const TraceEvent& event) {
+  format_trace_line(event, line_);
+  hash_.add_line(line_);
+  if (file_ != nullptr) {
+    std::fwrite(line_.data(), 1, line_.size(), file_);
+    std::fputc('\n', file_);
+  }
+  if (captured_.size() < capture_limit_) captured_.push_back(line_);
+  if (recent_capacity_ > 0) {
+    if (recent_.size() < recent_capacity_) {
+      recent_.push_back(line_);
+    } else {
+      recent_[recent_next_] = line_;
+    }
+    recent_next_ = (recent_next_ + 1) % recent_capacity_;
+  }
+  for (TraceObserver* observer : observers_) observer->on_event(event);
+}
+
+std::vector<std::string> TraceWriter::recent_lines() const {
+  std::vector<std::string> lines;
+  if (recent_.size() < recent_capacity_) return recent_;
+  for (std::size_t i = 0; i < recent_.size(); ++i) {
+    lines.push_back(recent_[(recent_next_ + i) % recent_.size()]);
+  }
+  return lines;
+}
+
+}  // namespace hasim

@@ -1,0 +1,98 @@
+#pragma once
+// The trace: every observable step of a run as an event {t, node, proc, kind, ...fields}.
+// The writer serialises each event to one JSON line, folds the line's bytes into a running
+// 64-bit hash (FNV-1a), optionally writes it to a file, and hands the structured event to
+// observers (properties). The hash of a run is therefore the hash of its JSON Lines trace,
+// byte for byte. Field order is the order the emitter gave; no pointers, no wall clock.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace hasim {
+
+using TraceValue = std::variant<std::int64_t, bool, std::string>;
+
+struct TraceField {
+  std::string_view key;  // a string literal (static storage)
+  TraceValue value;
+};
+
+struct TraceEvent {
+  TrueTime t;
+  std::string_view node;  // "" for world-level events
+  std::string_view proc;  // "" for node- or world-level events
+  std::string_view kind;  // a string literal, e.g. "suspect", "crash"
+  std::vector<TraceField> fields;
+
+  const TraceValue* find(std::string_view key) const;
+  std::string_view string_field(std::string_view key) const;  // "" if absent or not a string
+  std::int64_t int_field(std::string_view key, std::int64_t fallback = 0) const;
+};
+
+class TraceObserver {
+ public:
+  virtual ~TraceObserver() = default;
+  virtual void on_event(const TraceEvent& event) = 0;
+};
+
+// Running hash of a trace; also remembers the hash after every kCheckpointEvery events so
+// a replay can narrow down where two traces first differ.
+class TraceHash {
+ public:
+  static constexpr std::uint64_t kCheckpointEvery = 1024;
+  void add_line(std::string_view line);
+  std::uint64_t value() const { return hash_; }
+  std::uint64_t events() const { return events_; }
+  const std::vector<std::uint64_t>& checkpoints() const { return checkpoints_; }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+  std::uint64_t events_ = 0;
+  std::vector<std::uint64_t> checkpoints_;
+};
+
+class TraceWriter {
+ public:
+  TraceWriter() = default;
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Also write JSON Lines to `path`. Returns false (with errno intact) if it cannot be opened.
+  bool open_file(const std::string& path);
+  // Keep the last `count` lines in memory (for explanations of a violation).
+  void keep_recent(std::size_t count) { recent_capacity_ = count; }
+  void add_observer(TraceObserver* observer) { observers_.push_back(observer); }
+  // Keep every line in memory, up to `limit` lines (to name the first differing event).
+  void capture_all(std::size_t limit) { capture_limit_ = limit; }
+  const std::vector<std::string>& captured() const { return captured_; }
+
+  void record(const TraceEvent& event);
+
+  const TraceHash& hash() const { return hash_; }
+  // The most recent lines, oldest first.
+  std::vector<std::string> recent_lines() const;
+
+ private:
+  std::FILE* file_ = nullptr;
+  TraceHash hash_;
+  std::string line_;
+  std::vector<TraceObserver*> observers_;
+  std::vector<std::string> recent_;
+  std::size_t recent_capacity_ = 0;
+  std::size_t recent_next_ = 0;
+  std::vector<std::string> captured_;
+  std::size_t capture_limit_ = 0;
+};
+
+// Serialises one event as a JSON object without the trailing newline.
+void format_trace_line(const TraceEvent& event, std::string& out);
+void append_json_string(std::string& out, std::string_view text);
+std::string format_hash(std::uint64_t hash);  // 16 lower-case hex digits
+
+}  // namespace hasim

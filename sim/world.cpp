@@ -1,0 +1,286 @@
+#include "sim/world.hpp"
+
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+std::vector<std::string> names_of(const std::vector<NodeSetup>& nodes) {
+  std::vector<std::string> names;
+  for (const NodeSetup& node : nodes) names.push_back(node.name);
+  return names;
+}
+}  // namespace
+
+// The Env handed to one process. Valid only while that process's callback runs.
+class World::ProcessEnv final : public Env {
+ public:
+  ProcessEnv(World& world, ProcessId id) : world_(world), id_(id) {}
+  ProcessId self() const override { return id_; }
+  ProcessId process(std::string_view qualified_name) const override {
+    const auto found = world_.find_process(qualified_name);
+    HASIM_ASSERT(found.has_value());
+    return *found;
+  }
+  LocalTime now() const override {
+    check_active();
+    return world_.nodes_[slot().node].clock.wall(world_.now());
+  }
+  LocalTime monotonic_now() const override {
+    check_active();
+    return world_.nodes_[slot().node].clock.monotonic(world_.now());
+  }
+  Rng& rng() override {
+    check_active();
+    return *world_.processes_[id_].rng;
+  }
+  void send(ProcessId to, Message message, Transport transport) override {
+    check_active();
+    world_.send(id_, to, std::move(message), transport);
+  }
+  TimerId set_timer(Duration after, std::uint64_t tag) override {
+    check_active();
+    return world_.set_timer(id_, after, tag);
+  }
+  bool cancel_timer(TimerId timer) override {
+    check_active();
+    return world_.cancel_timer(id_, timer);
+  }
+  DurableStore& durable() override { return world_.processes_[id_].durable; }
+  void trace(std::string_view kind, std::initializer_list<TraceField> fields) override {
+    check_active();
+    world_.trace_process(id_, kind, fields);
+  }
+
+ private:
+  const ProcessSlot& slot() const { return world_.processes_[id_]; }
+  // A model may act only from inside its own callbacks (sans-IO discipline).
+  void check_active() const { HASIM_ASSERT(world_.active_ == id_); }
+  World& world_;
+  ProcessId id_;
+};
+
+World::World(std::vector<NodeSetup> nodes, WorldOptions options)
+    : options_(options),
+      root_rng_(options.seed),
+      network_(names_of(nodes), options.remote, options.loopback, root_rng_.fork("net")) {
+  HASIM_ASSERT(!nodes.empty());
+  for (NodeSetup& node : nodes) {
+    nodes_.push_back(NodeSlot{std::move(node.name), std::move(node.zone), node.clock, true, {}});
+  }
+}
+
+World::~World() = default;
+
+ProcessId World::add_process(NodeId node, std::string name, ProcessFactory factory) {
+  HASIM_ASSERT(!started_);
+  HASIM_ASSERT(node < nodes_.size());
+  const auto id = static_cast<ProcessId>(processes_.size());
+  ProcessSlot slot;
+  slot.qualified = nodes_[node].name + "/" + name;
+  HASIM_ASSERT(!find_process(slot.qualified).has_value());
+  slot.name = std::move(name);
+  slot.node = node;
+  slot.factory = std::move(factory);
+  slot.env = std::make_unique<ProcessEnv>(*this, id);
+  processes_.push_back(std::move(slot));
+  nodes_[node].processes.push_back(id);
+  return id;
+}
+
+void World::at(TrueTime when, std::function<void()> action) {
+  actions_.push_back(std::move(action));
+  scheduler_.schedule(when, kAction, 0, actions_.size() - 1);
+}
+
+std::optional<NodeId> World::find_node(std::string_view name) const {
+  for (NodeId i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProcessId> World::find_process(std::string_view qualified_name) const {
+  for (ProcessId i = 0; i < processes_.size(); ++i) {
+    if (processes_[i].qualified == qualified_name) return i;
+  }
+  return std::nullopt;
+}
+
+bool World::reachable(NodeId from, NodeId to) const {
+  return nodes_.at(from).up && nodes_.at(to).up && network_.reachability().reachable(from, to);
+}
+
+template <typename Callback>
+void World::invoke(ProcessId process, Callback&& callback) {
+  HASIM_ASSERT(!active_.has_value());
+  ProcessSlot& slot = processes_[process];
+  HASIM_ASSERT(slot.state == ProcessState::running);
+  HASIM_ASSERT(slot.model != nullptr);
+  active_ = process;
+  callback(*slot.model, *slot.env);
+  active_.reset();
+}
+
+RunStats World::run_until(TrueTime end) {
+  HASIM_ASSERT(end >= now());
+  if (!started_) {
+    started_ = true;
+    for (ProcessId id = 0; id < processes_.size(); ++id) start(id);
+  }
+  RunStats stats;
+  std::uint64_t same_instant = 0;
+  TrueTime instant = now();
+  Event event;
+  while (scheduler_.next_time() <= end) {
+    if (scheduler_.executed() >= options_.max_events) {
+      stats.status = RunStatus::event_limit;
+      stats.problem = "stopped after " + std::to_string(options_.max_events) + " events";
+      break;
+    }
+    HASIM_ASSERT(scheduler_.pop(event));
+    same_instant = event.at == instant ? same_instant + 1 : 0;
+    instant = event.at;
+    if (same_instant > options_.max_events_per_instant) {
+      stats.status = RunStatus::livelock;
+      stats.problem = "more than " + std::to_string(options_.max_events_per_instant) +
+                      " events at t=" + format_seconds(instant.ns) +
+                      "s without time advancing (a model keeps rescheduling itself at once)";
+      break;
+    }
+    switch (event.kind) {
+      case kTimer: fire_timer(event.target, event.payload); break;
+      case kDeliver: deliver(event.payload); break;
+      case kAction: actions_[event.payload](); break;
+      default: HASIM_ASSERT(false && "unknown event kind");
+    }
+  }
+  stats.end = stats.status == RunStatus::completed ? end : now();
+  stats.events = scheduler_.executed();
+  return stats;
+}
+
+void World::start(ProcessId process) {
+  ProcessSlot& slot = processes_[process];
+  if (slot.state != ProcessState::stopped || !nodes_[slot.node].up) return;
+  HASIM_ASSERT(slot.timers.empty() && slot.held.empty());
+  ++slot.incarnation;
+  slot.rng.emplace(root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
+  slot.model = slot.factory();
+  HASIM_ASSERT(slot.model != nullptr);
+  slot.state = ProcessState::running;
+  trace_process(process, "start", {{"incarnation", static_cast<std::int64_t>(slot.incarnation)}});
+  invoke(process, [](Process& model, Env& env) { model.on_start(env); });
+}
+
+TimerId World::set_timer(ProcessId process, Duration after, std::uint64_t tag) {
+  HASIM_ASSERT(after.ns >= 0);
+  ProcessSlot& slot = processes_[process];
+  const LocalClock& clock = nodes_[slot.node].clock;
+  const LocalTime deadline = clock.monotonic(now()) + after;
+  TrueTime at = clock.true_time_of_monotonic(deadline);
+  if (at < now()) at = now();
+  const TimerId id = next_timer_id_++;
+  const EventId event = scheduler_.schedule(at, kTimer, process, id);
+  slot.timers.emplace(id, Timer{deadline, tag, event});
+  return id;
+}
+
+bool World::cancel_timer(ProcessId process, TimerId timer) {
+  ProcessSlot& slot = processes_[process];
+  auto it = slot.timers.find(timer);
+  if (it == slot.timers.end()) return false;
+  // A timer that fired while paused is held; its held entry is skipped once erased here.
+  if (it->second.event.valid()) HASIM_ASSERT(scheduler_.cancel(it->second.event));
+  slot.timers.erase(it);
+  return true;
+}
+
+void World::fire_timer(ProcessId process, TimerId timer) {
+  ProcessSlot& slot = processes_[process];
+  auto it = slot.timers.find(timer);
+  HASIM_ASSERT(it != slot.timers.end());  // crash and cancel remove the event too
+  if (slot.state == ProcessState::paused) {
+    HASIM_ASSERT(slot.held.size() < options_.max_held_inputs);
+    it->second.event = EventId{};
+    slot.held.push_back(HeldInput{true, timer, 0, nullptr});
+    return;
+  }
+  HASIM_ASSERT(slot.state == ProcessState::running);
+  const std::uint64_t tag = it->second.tag;
+  slot.timers.erase(it);
+  invoke(process, [&](Process& model, Env& env) { model.on_timer(env, timer, tag); });
+}
+
+void World::send(ProcessId from, ProcessId to, Message message, Transport transport) {
+  HASIM_ASSERT(to < processes_.size());
+  HASIM_ASSERT(message != nullptr);
+  Flight flight{from, to, processes_[from].node, processes_[to].node, transport,
+                network_.connection_epoch(from, to), std::move(message)};
+  if (!reachable(flight.from_node, flight.to_node)) {
+    // The connection cannot be made (or the datagram is black-holed).
+    drop(flight, "unreachable");
+    return;
+  }
+  const std::vector<TrueTime> arrivals = network_.plan_delivery(now(), flight);
+  if (arrivals.empty()) drop(flight, "loss");
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    Flight copy = flight;
+    if (i > 0) trace_world("duplicate", nodes_[flight.from_node].name, {{"from", processes_[from].qualified}, {"to", processes_[to].qualified}, {"msg", std::string(flight.message->type())}});
+    scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(std::move(copy)));
+  }
+}
+
+void World::deliver(std::uint64_t flight_index) {
+  const Flight flight = network_.take(flight_index);
+  ProcessSlot& target = processes_[flight.to];
+  if (!reachable(flight.from_node, flight.to_node)) return drop(flight, "unreachable");
+  if (flight.transport == Transport::stream &&
+      network_.connection_epoch(flight.from, flight.to) != flight.epoch) {
+    return drop(flight, "connection-lost");
+  }
+  if (target.state == ProcessState::stopped) return drop(flight, "not-running");
+  trace_process(flight.to, "recv", {{"from", processes_[flight.from].qualified},
+                                    {"msg", std::string(flight.message->type())}});
+  if (target.state == ProcessState::paused) {
+    HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
+    target.held.push_back(HeldInput{false, 0, flight.from, flight.message});
+    return;
+  }
+  invoke(flight.to, [&](Process& model, Env& env) { model.on_message(env, flight.from, flight.message); });
+}
+
+void World::deliver_held(ProcessId process) {
+  ProcessSlot& slot = processes_[process];
+  // Bounded: inputs that arrive while delivering are not held (the process is running).
+  while (!slot.held.empty() && slot.state == ProcessState::running) {
+    HeldInput input = std::move(slot.held.front());
+    slot.held.pop_front();
+    if (!input.is_timer) {
+      invoke(process, [&](Process& model, Env& env) { model.on_message(env, input.from, input.message); });
+      continue;
+    }
+    auto it = slot.timers.find(input.timer);
+    if (it == slot.timers.end()) continue;  // cancelled by an earlier held input
+    const std::uint64_t tag = it->second.tag;
+    slot.timers.erase(it);
+    invoke(process, [&](Process& model, Env& env) { model.on_timer(env, input.timer, tag); });
+  }
+}
+
+void World::drop(const Flight& flight, std::string_view reason) {
+  trace_world("drop", nodes_[flight.from_node].name,
+              {{"from", processes_[flight.from].qualified}, {"to", processes_[flight.to].qualified},
+               {"msg", std::string(flight.message->type())}, {"reason", std::string(reason)}});
+}
+
+void World::trace_process(ProcessId process, std::string_view kind,
+                          std::initializer_list<TraceField> fields) {
+  const ProcessSlot& slot = processes_[process];
+  trace_.record(TraceEvent{now(), nodes_[slot.node].name, slot.name, kind, fields});
+}
+
+void World::trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields) {
+  trace_.record(TraceEvent{now(), node, {}, kind, std::move(fields)});
+}
+
+}  // namespace hasim

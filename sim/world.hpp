@@ -1,0 +1,172 @@
+#pragma once
+// The simulator's driver (hasim's equivalent of raft's node.go or TigerBeetle's cluster):
+// nodes with local clocks, processes (sans-IO models) placed on nodes, the network, the
+// event loop and the faults. Models never see the World; they see only their Env.
+//
+// Event order: (true time, scheduling sequence). Processes start at time 0 in the order
+// they were added. Fault actions scheduled with at() run in (time, order scheduled), before
+// any later-scheduled event at the same instant.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/clock.hpp"
+#include "sim/env.hpp"
+#include "sim/network.hpp"
+#include "sim/scheduler.hpp"
+#include "sim/trace.hpp"
+
+namespace hasim {
+
+using ProcessFactory = std::function<std::unique_ptr<Process>()>;
+
+struct NodeSetup {
+  std::string name;
+  std::string zone;
+  LocalClock clock;
+};
+
+struct WorldOptions {
+  std::uint64_t seed = 1;
+  LinkParams remote;
+  LinkParams loopback{DurationDistribution::constant(microseconds(100)), 0.0, 0.0};
+  // Bounds (TIGER_STYLE): a run that exceeds them stops and reports why instead of hanging.
+  std::uint64_t max_events = 4'000'000'000ULL;
+  std::uint64_t max_events_per_instant = 1'000'000;
+  std::size_t max_held_inputs = 1'000'000;  // per paused process
+};
+
+enum class RunStatus { completed, event_limit, livelock };
+
+struct RunStats {
+  RunStatus status = RunStatus::completed;
+  TrueTime end{};
+  std::uint64_t events = 0;
+  std::string problem;  // why the run stopped early, if it did
+};
+
+enum class ProcessState { stopped, running, paused };
+
+class World {
+ public:
+  World(std::vector<NodeSetup> nodes, WorldOptions options);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Setup (before run_until).
+  ProcessId add_process(NodeId node, std::string name, ProcessFactory factory);
+  void at(TrueTime when, std::function<void()> action);
+  Network& network() { return network_; }
+  TraceWriter& trace() { return trace_; }
+
+  RunStats run_until(TrueTime end);
+
+  // Faults, applied at now(). Each is traced.
+  void crash(ProcessId process, std::string_view reason = "fault");
+  void restart(ProcessId process);
+  void pause(ProcessId process);
+  void resume(ProcessId process);
+  void node_down(NodeId node);
+  void node_up(NodeId node);
+  void clock_step(NodeId node, Duration delta);
+  void clock_rate(NodeId node, std::int64_t rate_ppb);
+  std::uint64_t partition(std::vector<DirectedEdge> cut);
+  void heal(std::uint64_t cut_id);
+  void heal_all();
+  void disk_loss(NodeId node);
+  void drop_connections(NodeId node);
+
+  // Read-only views (properties, builders, tests).
+  TrueTime now() const { return scheduler_.now(); }
+  std::size_t node_count() const { return nodes_.size(); }
+  std::size_t process_count() const { return processes_.size(); }
+  const std::string& node_name(NodeId node) const { return nodes_.at(node).name; }
+  const std::string& node_zone(NodeId node) const { return nodes_.at(node).zone; }
+  bool node_up_now(NodeId node) const { return nodes_.at(node).up; }
+  const LocalClock& clock(NodeId node) const { return nodes_.at(node).clock; }
+  std::optional<NodeId> find_node(std::string_view name) const;
+  std::optional<ProcessId> find_process(std::string_view qualified_name) const;
+  const std::string& process_name(ProcessId process) const { return processes_.at(process).qualified; }
+  NodeId process_node(ProcessId process) const { return processes_.at(process).node; }
+  ProcessState process_state(ProcessId process) const { return processes_.at(process).state; }
+  const std::vector<ProcessId>& processes_on(NodeId node) const { return nodes_.at(node).processes; }
+  bool reachable(NodeId from, NodeId to) const;
+  const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
+  // The model object of a running or paused process (tests only), else nullptr.
+  Process* model(ProcessId process) const { return processes_.at(process).model.get(); }
+
+ private:
+  class ProcessEnv;
+  friend class ProcessEnv;
+
+  struct Timer {
+    LocalTime deadline;  // local monotonic
+    std::uint64_t tag = 0;
+    EventId event;       // invalid once fired while paused (held)
+  };
+  struct HeldInput {
+    bool is_timer = false;
+    TimerId timer = 0;
+    ProcessId from = 0;
+    Message message;
+  };
+  struct ProcessSlot {
+    std::string name;
+    std::string qualified;
+    NodeId node = 0;
+    ProcessFactory factory;
+    std::unique_ptr<Process> model;
+    std::unique_ptr<ProcessEnv> env;
+    ProcessState state = ProcessState::stopped;
+    std::uint64_t incarnation = 0;
+    std::map<TimerId, Timer> timers;
+    std::deque<HeldInput> held;
+    DurableStore durable;
+    std::optional<Rng> rng;
+  };
+  struct NodeSlot {
+    std::string name;
+    std::string zone;
+    LocalClock clock;
+    bool up = true;
+    std::vector<ProcessId> processes;
+  };
+  enum EventKind : std::uint32_t { kTimer = 1, kDeliver = 2, kAction = 3 };
+
+  // Event handlers.
+  void fire_timer(ProcessId process, TimerId timer);
+  void deliver(std::uint64_t flight_index);
+  void start(ProcessId process);
+  void deliver_held(ProcessId process);
+  // Env services.
+  void send(ProcessId from, ProcessId to, Message message, Transport transport);
+  TimerId set_timer(ProcessId process, Duration after, std::uint64_t tag);
+  bool cancel_timer(ProcessId process, TimerId timer);
+  void trace_process(ProcessId process, std::string_view kind, std::initializer_list<TraceField> fields);
+  void trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields);
+  void drop(const Flight& flight, std::string_view reason);
+  void drop_unreachable_connections();
+  // Runs a model callback with `process` marked active (Env calls are only valid then).
+  template <typename Callback>
+  void invoke(ProcessId process, Callback&& callback);
+
+  WorldOptions options_;
+  Rng root_rng_;
+  std::vector<NodeSlot> nodes_;
+  std::vector<ProcessSlot> processes_;
+  Scheduler scheduler_;
+  Network network_;
+  TraceWriter trace_;
+  std::vector<std::function<void()>> actions_;
+  TimerId next_timer_id_ = 1;
+  std::optional<ProcessId> active_;
+  bool started_ = false;
+};
+
+}  // namespace hasim

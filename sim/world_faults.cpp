@@ -1,0 +1,139 @@
+// Fault injection: every fault is an explicit, traced step applied at now().
+#include "sim/assert.hpp"
+#include "sim/world.hpp"
+
+namespace hasim {
+namespace {
+std::string describe_cut(const std::vector<DirectedEdge>& cut, const World& world) {
+  std::string out;
+  for (const auto& [from, to] : cut) {
+    if (!out.empty()) out += ' ';
+    out += world.node_name(from) + "->" + world.node_name(to);
+  }
+  return out;
+}
+}  // namespace
+
+void World::crash(ProcessId process, std::string_view reason) {
+  ProcessSlot& slot = processes_.at(process);
+  if (slot.state == ProcessState::stopped) return;
+  HASIM_ASSERT(!active_.has_value());
+  for (auto& [id, timer] : slot.timers) {
+    if (timer.event.valid()) HASIM_ASSERT(scheduler_.cancel(timer.event));
+  }
+  slot.timers.clear();
+  slot.held.clear();
+  slot.model.reset();  // volatile state is gone; durable state stays in slot.durable
+  slot.rng.reset();
+  slot.state = ProcessState::stopped;
+  for (const auto& [a, b] : network_.open_connections()) {
+    if (a == process || b == process) network_.drop_connection(a, b);
+  }
+  trace_process(process, "crash", {{"reason", std::string(reason)}});
+}
+
+void World::restart(ProcessId process) { start(process); }
+
+void World::pause(ProcessId process) {
+  ProcessSlot& slot = processes_.at(process);
+  if (slot.state != ProcessState::running) return;
+  slot.state = ProcessState::paused;
+  trace_process(process, "pause", {});
+}
+
+void World::resume(ProcessId process) {
+  ProcessSlot& slot = processes_.at(process);
+  if (slot.state != ProcessState::paused) return;
+  slot.state = ProcessState::running;
+  trace_process(process, "resume", {{"held", static_cast<std::int64_t>(slot.held.size())}});
+  deliver_held(process);
+}
+
+void World::node_down(NodeId node) {
+  NodeSlot& slot = nodes_.at(node);
+  if (!slot.up) return;
+  slot.up = false;
+  trace_world("node-down", slot.name, {});
+  for (ProcessId process : slot.processes) crash(process, "node-down");
+}
+
+void World::node_up(NodeId node) {
+  NodeSlot& slot = nodes_.at(node);
+  if (slot.up) return;
+  slot.up = true;
+  trace_world("node-up", slot.name, {});
+  for (ProcessId process : slot.processes) start(process);
+}
+
+void World::clock_step(NodeId node, Duration delta) {
+  NodeSlot& slot = nodes_.at(node);
+  slot.clock.step(now(), delta);
+  // Timers run on the monotonic clock, which a step does not move: nothing to reschedule.
+  trace_world("clock-step", slot.name, {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
+}
+
+void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
+  NodeSlot& slot = nodes_.at(node);
+  slot.clock.set_rate(now(), rate_ppb);
+  // Pending timers keep their local deadlines; their true firing times move.
+  for (ProcessId process : slot.processes) {
+    for (auto& [id, timer] : processes_[process].timers) {
+      if (!timer.event.valid()) continue;  // already fired while paused
+      HASIM_ASSERT(scheduler_.cancel(timer.event));
+      TrueTime at = slot.clock.true_time_of_monotonic(timer.deadline);
+      if (at < now()) at = now();
+      timer.event = scheduler_.schedule(at, kTimer, process, id);
+    }
+  }
+  trace_world("clock-rate", slot.name, {{"rate_ppb", rate_ppb}});
+}
+
+std::uint64_t World::partition(std::vector<DirectedEdge> cut) {
+  const std::string description = describe_cut(cut, *this);
+  const std::uint64_t id = network_.reachability().add_cut(std::move(cut));
+  trace_world("partition", {}, {{"cut", static_cast<std::int64_t>(id)}, {"edges", description}});
+  drop_unreachable_connections();
+  return id;
+}
+
+void World::heal(std::uint64_t cut_id) {
+  if (!network_.reachability().remove_cut(cut_id)) return;
+  trace_world("heal", {}, {{"cut", static_cast<std::int64_t>(cut_id)}});
+}
+
+void World::heal_all() {
+  network_.reachability().remove_all_cuts();
+  trace_world("heal", {}, {{"cut", std::string("all")}});
+}
+
+void World::drop_unreachable_connections() {
+  for (const auto& [a, b] : network_.open_connections()) {
+    const NodeId node_a = processes_[a].node;
+    const NodeId node_b = processes_[b].node;
+    if (reachable(node_a, node_b) && reachable(node_b, node_a)) continue;
+    network_.drop_connection(a, b);
+    trace_world("connection-drop", {}, {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
+  }
+}
+
+void World::disk_loss(NodeId node) {
+  NodeSlot& slot = nodes_.at(node);
+  trace_world("disk-loss", slot.name, {});
+  for (ProcessId process : slot.processes) {
+    crash(process, "disk-loss");
+    processes_[process].durable.entries.clear();
+    ++processes_[process].durable.wipes;
+  }
+}
+
+void World::drop_connections(NodeId node) {
+  trace_world("drop-connections", nodes_.at(node).name, {});
+  for (const auto& [a, b] : network_.open_connections()) {
+    if (processes_[a].node == node || processes_[b].node == node) {
+      network_.drop_connection(a, b);
+      trace_world("connection-drop", {}, {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
+    }
+  }
+}
+
+}  // namespace hasim
