@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
@@ -42,7 +43,18 @@ struct Result {
   std::uint64_t cancelled = 0;  // scheduled then cancelled
   std::uint64_t checksum = 0;
   std::int64_t simulated_ns = 0;
-  double seconds = 0.0;
+  double seconds = 0.0;      // wall
+  double cpu_seconds = 0.0;  // this process's CPU time: less disturbed on a shared machine
+};
+
+// Wall and CPU stopwatch around one variant's timed loop.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+  std::clock_t cpu = std::clock();
+  void stop(Result& r) const {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    r.cpu_seconds = static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC;
+  }
 };
 
 Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
@@ -52,7 +64,7 @@ Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
     scheduler.schedule(TrueTime{increment_ns(rng)}, 0, static_cast<std::uint32_t>(i & 0xff), i);
   }
   Result r;
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   Event event;
   for (std::uint64_t i = 0; i < steps; ++i) {
     if (!scheduler.pop(event)) std::abort();
@@ -66,8 +78,7 @@ Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
     scheduler.schedule(now + Duration{increment_ns(rng)}, 0, static_cast<std::uint32_t>(i & 0xff),
                        kPending + i);
   }
-  const auto stop = std::chrono::steady_clock::now();
-  r.seconds = std::chrono::duration<double>(stop - start).count();
+  stopwatch.stop(r);
   r.events = scheduler.executed();
   r.simulated_ns = scheduler.now().ns;
   if (scheduler.pending() != kPending) std::abort();
@@ -77,23 +88,24 @@ Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
 Result run_rng_only(std::uint64_t steps) {
   Rng rng = Rng(1).fork("hold");
   Result r;
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   std::int64_t now = 0;
   for (std::uint64_t i = 0; i < steps; ++i) {
     now += increment_ns(rng) / 1024;
     r.checksum = r.checksum * 31 + static_cast<std::uint64_t>(now);
   }
-  const auto stop = std::chrono::steady_clock::now();
-  r.seconds = std::chrono::duration<double>(stop - start).count();
+  stopwatch.stop(r);
   r.events = steps;
   return r;
 }
 
 void print(const char* name, const Result& r) {
-  std::printf("%-12s events %11" PRIu64 "  cancelled %10" PRIu64
-              "  wall %7.3f s  %7.2f M events/s  simulated %9.1f s  checksum %016" PRIx64 "\n",
-              name, r.events, r.cancelled, r.seconds, static_cast<double>(r.events) / r.seconds / 1e6,
-              static_cast<double>(r.simulated_ns) / 1e9, r.checksum);
+  const double events = static_cast<double>(r.events);
+  std::printf("%-12s events %9" PRIu64 "  cancelled %8" PRIu64
+              "  wall %6.3f s  %6.2f M events/s  (cpu %6.3f s  %6.2f M/s)  simulated %6.1f s"
+              "  checksum %016" PRIx64 "\n",
+              name, r.events, r.cancelled, r.seconds, events / r.seconds / 1e6, r.cpu_seconds,
+              events / r.cpu_seconds / 1e6, static_cast<double>(r.simulated_ns) / 1e9, r.checksum);
 }
 
 }  // namespace

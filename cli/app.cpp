@@ -18,7 +18,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   RunArgs run;
   CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
-  run_command->add_option("SCENARIO", run.scenario, "scenario file (JSON)")->required();
+  run_command->add_option("SCENARIO", run.scenario,
+                          "scenario file (JSON); without one, the built-in demo scenario");
   run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
   run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
   run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");

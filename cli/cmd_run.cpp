@@ -6,6 +6,7 @@
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "hasim_builtin.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/replay.hpp"
 
@@ -35,14 +36,16 @@ std::string trace_path_for_replay(const std::string& trace, const std::string& r
 }  // namespace
 
 int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
-  const auto text = read_text_file(args.scenario);
+  const std::string source = args.scenario.empty() ? kBuiltinScenarioName : args.scenario;
+  const auto text = args.scenario.empty() ? std::optional<std::string>(kBuiltinScenario)
+                                          : read_text_file(args.scenario);
   if (!text) {
     err << "hasim: cannot read the scenario file " << args.scenario << "\n";
     return kExitBadInput;
   }
-  LoadResult load = load_scenario_text(*text, args.scenario);
+  LoadResult load = load_scenario_text(*text, source);
   if (!load.scenario) {
-    err << format_errors(load.errors, args.scenario);
+    err << format_errors(load.errors, source);
     return kExitBadInput;
   }
   if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;

@@ -22,6 +22,8 @@ void NoFalseSuspicion::on_event(const TraceEvent& event) {
     history.running = true;
     history.running_since = event.t;
     history.last_paused = event.t;
+  } else if (event.kind == "recv") {
+    last_recv_[{std::string(event.string_field("from")), self}] = describe_event(event);
   } else if (event.kind == "detector-config") {
     history.timeout = Duration{event.int_field("timeout_ns")};
   } else if (event.kind == "suspect") {
@@ -42,7 +44,8 @@ void NoFalseSuspicion::on_suspect(const TraceEvent& event, const std::string& ob
           observer + " suspected " + peer + " although " + peer +
               " ran and every heartbeat it sent to " + observer + " was delivered during the " +
               format_duration(q.timeout) + " before (true time)",
-          {describe_event(event)});
+          {last_recv_.count({peer, observer}) ? last_recv_[{peer, observer}] : "no heartbeat received yet",
+           describe_event(event)});
 }
 
 }  // namespace hasim

@@ -33,6 +33,20 @@ bool is_identifier(std::string_view key) {
 
 }  // namespace
 
+std::string short_duration(Duration d) {
+  std::string text = format_duration(d);
+  auto drop = [&text](std::string_view zero, char after) {
+    const std::size_t n = zero.size();
+    if (text.size() > n && text.compare(text.size() - n, n, zero) == 0 &&
+        text[text.size() - n - 1] == after) {
+      text.resize(text.size() - n);
+    }
+  };
+  drop("0s", 'm');
+  drop("0m", 'h');
+  return text;
+}
+
 const std::vector<KeySet>& distribution_key_sets() {
   static const std::vector<KeySet> sets{
       {"distribution", {"dist", "value", "min", "max", "mean", "stddev", "median", "p99"}},
@@ -120,11 +134,12 @@ const Json* JsonReader::required(const Json& object, const std::string& path,
 }
 
 void JsonReader::inapplicable(const Json& object, const std::string& path,
+                              const std::vector<std::string>& known,
                               const std::vector<std::string>& applicable,
                               std::string_view context) {
   if (!object.is_object()) return;
   for (const auto& item : object.items()) {
-    if (contains(applicable, item.key())) continue;
+    if (!contains(known, item.key()) || contains(applicable, item.key())) continue;
     error(key_path(path, item.key()), "key \"" + item.key() + "\" does not apply to " +
                                           std::string(context) + ", which takes only " +
                                           join(applicable) + "; remove it");
@@ -268,7 +283,7 @@ std::optional<DurationDistribution> JsonReader::distribution_object(const Json& 
     return std::nullopt;
   }
   const std::size_t before = total_;
-  inapplicable(value, path, set->keys, "a " + *dist + " distribution");
+  inapplicable(value, path, sets[0].keys, set->keys, "a " + *dist + " distribution");
   // Reads every parameter before giving up, so all their errors are reported at once.
   auto get = [&](std::string_view key, DurationSign sign) -> std::optional<Duration> {
     const Json* v = required(value, path, key, "\"5ms\"");
@@ -282,8 +297,8 @@ std::optional<DurationDistribution> JsonReader::distribution_object(const Json& 
     const auto lo = get("min", DurationSign::non_negative);
     const auto hi = get("max", DurationSign::non_negative);
     if (lo && hi && *lo > *hi) {
-      error(key_path(path, "max"), "max " + format_duration(*hi) + " is below min " +
-                                       format_duration(*lo) + "; make max at least min");
+      error(key_path(path, "max"), "max " + short_duration(*hi) + " is below min " +
+                                       short_duration(*lo) + "; make max at least min");
     } else if (lo && hi) {
       result = DurationDistribution::uniform(*lo, *hi);
     }
@@ -298,8 +313,8 @@ std::optional<DurationDistribution> JsonReader::distribution_object(const Json& 
     const auto median = get("median", DurationSign::positive);
     const auto p99 = get("p99", DurationSign::positive);
     if (median && p99 && *p99 < *median) {
-      error(key_path(path, "p99"), "p99 " + format_duration(*p99) + " is below median " +
-                                       format_duration(*median) +
+      error(key_path(path, "p99"), "p99 " + short_duration(*p99) + " is below median " +
+                                       short_duration(*median) +
                                        "; the 99th percentile cannot be below the median, so make "
                                        "p99 at least the median");
     } else if (median && p99) {

@@ -35,6 +35,9 @@ struct KeySet {
 // The distribution object forms: "distribution" (every key) and "distribution:<dist>".
 const std::vector<KeySet>& distribution_key_sets();
 
+// format_duration without Go's trailing zero units: "10m", "1h", "1m30s", "150ms".
+std::string short_duration(Duration d);
+
 class JsonReader {
  public:
   // More errors than this are counted but not kept: past it they are mostly echoes.
@@ -61,9 +64,11 @@ class JsonReader {
   // The member `key`, or nullptr and an error saying it is required (with an example value).
   const Json* required(const Json& object, const std::string& path, std::string_view key,
                        std::string_view example);
-  // Reports each present key of `object` that is not in `applicable` to `context`
-  // ("a crash fault"): known keys that make no sense in this variant of the object.
+  // Reports each key of `object` that is in `known` (unknown ones were reported by object())
+  // but not in `applicable` to `context` ("a crash fault"): keys that make no sense in this
+  // variant of the object.
   void inapplicable(const Json& object, const std::string& path,
+                    const std::vector<std::string>& known,
                     const std::vector<std::string>& applicable, std::string_view context);
 
   bool array(const Json& value, const std::string& path, std::string_view example);

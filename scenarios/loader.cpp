@@ -1,5 +1,6 @@
 #include "scenarios/loader.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -71,14 +72,18 @@ std::string parse_error_message(std::string_view text, const Json::exception& e)
     const auto colon = detail.find(": ", pos);
     if (colon != std::string::npos) detail.erase(0, colon + 2);
   }
-  if (detail.find("empty input") != std::string::npos) {
-    return "the file is empty; a scenario is a JSON object such as "
-           "{\"name\": \"demo\", \"duration\": \"10m\", \"nodes\": 3}";
-  }
   if (const auto* pe = dynamic_cast<const Json::parse_error*>(&e)) {
-    const std::size_t offset = pe->byte > 0 ? pe->byte - 1 : 0;
-    return "the file is not valid JSON: at " + line_column(text, offset) + ": " + detail +
-           "; look for a missing or extra comma, quote or bracket just before that point";
+    const std::size_t offset = pe->byte > 0 ? std::min(pe->byte - 1, text.size()) : 0;
+    const std::size_t before = text.find_last_not_of(" \t\r\n", offset == 0 ? 0 : offset - 1);
+    std::string hint = "; look for a missing or extra comma, quote or bracket just before that point";
+    if (detail.find("invalid literal") != std::string::npos) {
+      hint = "; text such as names and durations must be in double quotes, e.g. \"10m\"";
+    } else if (offset > 0 && offset < text.size() && (text[offset] == '}' || text[offset] == ']') &&
+               before != std::string_view::npos && text[before] == ',') {
+      hint = "; JSON allows no comma after the last item, so remove the one at " +
+             line_column(text, before);
+    }
+    return "the file is not valid JSON: at " + line_column(text, offset) + ": " + detail + hint;
   }
   return "the file is not valid JSON: " + detail +
          "; numbers must fit in a 64-bit floating-point value (at most about 1.8e308)";
@@ -178,7 +183,7 @@ void read_heartbeat(Context& c, const Json& value, const std::string& path) {
   }
   if (ok && spec.timeout <= spec.interval) {
     auto show = [](Duration d, const Json* given) {
-      return format_duration(d) + (given == nullptr ? " (the default)" : "");
+      return short_duration(d) + (given == nullptr ? " (the default)" : "");
     };
     r.error(JsonReader::key_path(path, timeout != nullptr ? "timeout" : "interval"),
             "timeout " + show(spec.timeout, timeout) + " must be longer than interval " +
@@ -264,6 +269,11 @@ const std::vector<std::string>& fault_kind_names() {
 
 LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/) {
   LoadResult result;
+  if (json_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    result.errors.push_back({"$", "the file is empty; a scenario is a JSON object such as "
+                                  "{\"name\": \"demo\", \"duration\": \"10m\", \"nodes\": 3}"});
+    return result;
+  }
   if (auto problem = check_nesting(json_text)) {
     result.errors.push_back({"$", *problem});
     return result;

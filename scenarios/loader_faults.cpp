@@ -172,8 +172,8 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
     if (auto d = r.duration(*v, at, DurationSign::non_negative)) {
       spec.at = *d;
       if (c.duration && *d >= *c.duration) {
-        r.error(at, "the fault at " + format_duration(*d) + " happens after the run ends at " +
-                        format_duration(*c.duration) +
+        r.error(at, "the fault at " + short_duration(*d) + " happens after the run ends at " +
+                        short_duration(*c.duration) +
                         "; make \"at\" earlier or lengthen the scenario's \"duration\"");
       }
     }
@@ -193,7 +193,7 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
   spec.kind = *kind;
   const std::string name(to_string(*kind));
   const std::size_t before_kind = r.error_count();
-  r.inapplicable(f, path, keys("fault:" + name), "a " + name + " fault");
+  r.inapplicable(f, path, keys("fault"), keys("fault:" + name), "a " + name + " fault");
   if (r.error_count() != before_kind) return;  // other errors would be echoes of these
 
   if (const Json* v = JsonReader::field(f, "for")) {

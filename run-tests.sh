@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite (Catch2 + RapidCheck unit tests and the CLI tests),
+# installing what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")"
+./scripts/install-deps.sh
+./scripts/build.sh
+ctest --test-dir build --output-on-failure

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs hasim's build dependencies from Debian 12 packages, only if some are missing.
+set -euo pipefail
+packages=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev catch2 librapidcheck-dev libcli11-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
