@@ -1,5 +1,5 @@
 #pragma once
-// Shared by loader.cpp, loader_network.cpp and loader_faults.cpp; not for other users.
+// Shared by the loader_*.cpp files and loader.cpp; not for other users.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,6 +26,9 @@ struct Context {
   std::optional<Duration> duration;  // the run's length, if valid
 };
 
+// Reports `name` unless it is a valid name; `what` says whose ("the scenario name").
+void check_name(JsonReader& r, const std::string& name, const std::string& path,
+                std::string_view what);
 // "[A-Za-z0-9._-]+": names appear in file names, traces and "node/process" targets.
 bool is_valid_name(std::string_view name);
 // Reports `name` at `path` unless it is a node; true if it is (or nodes are unknown).
@@ -38,6 +41,8 @@ std::optional<std::vector<std::string>> read_node_list(Context& c, const Json& v
 std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const std::string& path,
                                       bool& given);
 
+// "nodes": fills c.scenario.nodes and c.nodes.
+void read_nodes(Context& c, const Json& value, const std::string& path);
 void read_network(Context& c, const Json& value, const std::string& path);
 void read_faults(Context& c, const Json& value, const std::string& path);
 

@@ -75,6 +75,11 @@ std::optional<DurationDistribution> parse_duration_distribution(std::string_view
     if (!value) return std::nullopt;
     return DurationDistribution::constant(*value);
   }
+  // "0s...5s" would otherwise read as 0s..0.5s (".5s" is a valid duration).
+  if (text.substr(dots + 2).starts_with('.')) {
+    if (error) *error = "range \"" + std::string(text) + "\" has too many dots: write e.g. \"30s..90s\"";
+    return std::nullopt;
+  }
   auto low = parse_duration(text.substr(0, dots), error);
   if (!low) return std::nullopt;
   auto high = parse_duration(text.substr(dots + 2), error);

@@ -77,6 +77,9 @@ TEST_CASE("malformed distributions are rejected with a message naming the proble
   CHECK_THAT(rejection("..30s"), Catch::Contains("empty"));
   CHECK_THAT(rejection("30s..90"), Catch::Contains("unit"));
   CHECK_THAT(rejection("fast"), Catch::Contains("expected a number"));
+  // Not 0s..0.5s: a third dot is a typo, not the start of ".5s".
+  CHECK_THAT(rejection("0s...5s"), Catch::Contains("too many dots"));
+  CHECK_THAT(rejection("30s....90s"), Catch::Contains("too many dots"));
   CHECK_FALSE(parse_duration_distribution("5x").has_value());  // no error pointer: no crash
 }
 

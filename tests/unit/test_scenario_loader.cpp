@@ -482,7 +482,7 @@ TEST_CASE("the example scenarios load", "[scenario]") {
   const LoadResult fast = hasim::load_scenario_file(source_path("scenarios/examples/demo-fast-clock.json"));
   INFO(all_messages(fast));
   REQUIRE(fast.scenario);
-  CHECK(fast.scenario->nodes[0].clock.rate_ppb == 2'500'000'000);
+  CHECK(fast.scenario->nodes[0].clock.rate_ppb > hasim::kRatePerfect);  // runs fast
   CHECK(fast.scenario->properties == std::vector<std::string>{"no-false-suspicion"});
 }
 
