@@ -14,6 +14,9 @@
 // printed, so nothing is optimised away. Wall-clock time is measured here only (a benchmark),
 // never in the simulator.
 #include <chrono>
+#include <queue>
+#include <utility>
+#include <vector>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -85,6 +88,27 @@ Result run_hold(std::uint64_t steps, unsigned cancel_percent) {
   return r;
 }
 
+// The same hold loop on a bare std::priority_queue of (time, sequence) pairs: no slots, no
+// cancellation, no assertions. The baseline the scheduler is measured against.
+Result run_bare_heap(std::uint64_t steps) {
+  Rng rng = Rng(1).fork("hold");
+  using Key = std::pair<std::int64_t, std::uint64_t>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> queue;
+  for (std::uint64_t i = 0; i < kPending; ++i) queue.push({increment_ns(rng), i});
+  Result r;
+  const Stopwatch stopwatch;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    const Key top = queue.top();
+    queue.pop();
+    r.checksum = r.checksum * 31 + top.second;
+    queue.push({top.first + increment_ns(rng), kPending + i});
+    r.simulated_ns = top.first;
+  }
+  stopwatch.stop(r);
+  r.events = steps;
+  return r;
+}
+
 Result run_rng_only(std::uint64_t steps) {
   Rng rng = Rng(1).fork("hold");
   Result r;
@@ -122,6 +146,7 @@ int main(int argc, char** argv) {
               kPending, steps);
   print("hold", run_hold(steps, 0));
   print("hold+cancel", run_hold(steps, 10));
+  print("bare heap", run_bare_heap(steps));
   print("rng only", run_rng_only(steps));
   return 0;
 }

@@ -9,7 +9,7 @@ EventId Scheduler::schedule(TrueTime at, std::uint32_t kind, std::uint32_t targe
   HASIM_ASSERT(at >= now_);
   std::uint32_t slot;
   if (free_slots_.empty()) {
-    HASIM_ASSERT(slots_.size() < UINT32_MAX - 1);
+    HASIM_ASSERT(slots_.size() < (std::size_t{1} << kSlotBits));
     slot = static_cast<std::uint32_t>(slots_.size());
     slots_.emplace_back();
   } else {
@@ -23,7 +23,14 @@ EventId Scheduler::schedule(TrueTime at, std::uint32_t kind, std::uint32_t targe
   s.kind = kind;
   s.target = target;
   s.payload = payload;
-  push_key({at.ns, next_sequence_++, slot});
+  HASIM_ASSERT(next_sequence_ < kMaxSequence);
+  const Key key{at.ns, next_sequence_++ << kSlotBits | slot};
+  if (hole_at_root_) {
+    hole_at_root_ = false;
+    sift_down(0, key);
+  } else {
+    push_key(key);
+  }
   ++live_;
   return {slot, s.generation};
 }
@@ -51,43 +58,49 @@ void Scheduler::release(std::uint32_t slot) {
 }
 
 void Scheduler::discard_cancelled_top() {
-  while (!heap_.empty() && slots_[heap_.front().slot].cancelled) {
-    release(pop_key().slot);
+  settle();
+  while (size() > 0 && slots_[keys()[0].slot()].cancelled) {
+    release(keys()[0].slot());
+    hole_at_root_ = true;
+    settle();
   }
 }
 
 TrueTime Scheduler::next_time() {
   discard_cancelled_top();
-  return heap_.empty() ? TrueTime::max() : TrueTime{heap_.front().at_ns};
+  return size() == 0 ? TrueTime::max() : TrueTime{keys()[0].at_ns};
 }
 
 bool Scheduler::pop(Event& out) {
   discard_cancelled_top();
-  if (heap_.empty()) {
+  if (size() == 0) {
     HASIM_ASSERT(live_ == 0);
     return false;
   }
-  const Key key = pop_key();
-  const Slot& s = slots_[key.slot];
+  const Key key = keys()[0];
+  hole_at_root_ = true;  // removed lazily: see settle()
+  const Slot& s = slots_[key.slot()];
   HASIM_ASSERT(key.at_ns >= now_.ns);
-  out = Event{TrueTime{key.at_ns}, key.sequence, s.kind, s.target, s.payload};
+  out = Event{TrueTime{key.at_ns}, key.sequence(), s.kind, s.target, s.payload};
   now_ = out.at;
-  release(key.slot);
+  release(key.slot());
   --live_;
   ++executed_;
   return true;
 }
 
 void Scheduler::push_key(Key key) {
-  std::size_t i = heap_.size();
+  HASIM_ASSERT(!hole_at_root_);
   heap_.push_back(key);
+  Key* const heap = keys();
+  std::size_t i = size() - 1;
   while (i > 0) {
     const std::size_t parent = (i - 1) / 4;
-    if (!before(key, heap_[parent])) break;
-    heap_[i] = heap_[parent];
+    if (!before(key, heap[parent])) break;
+    heap[i] = heap[parent];
     i = parent;
   }
-  heap_[i] = key;
+  heap[i] = key;
 }
 
 namespace {
@@ -101,19 +114,21 @@ std::size_t earlier(const Key* heap, std::size_t a, std::size_t b, Before before
 }
 }  // namespace
 
-Scheduler::Key Scheduler::pop_key() {
-  HASIM_ASSERT(!heap_.empty());
-  const Key top = heap_.front();
+void Scheduler::settle() {
+  if (!hole_at_root_) return;
+  hole_at_root_ = false;
+  HASIM_ASSERT(size() > 0);
   const Key last = heap_.back();
   heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return top;
-  Key* const heap = heap_.data();
-  // Bottom-up (Floyd): move the hole at the root down along the smallest children to a leaf,
-  // then sift `last` up from there. `last` came from the bottom, so it rarely rises far, and
-  // the descent needs no comparison against it. Keys are unique (sequence), so the order
-  // in which events leave the heap is exactly the (time, sequence) order either way.
-  std::size_t i = 0;
+  if (size() > 0) sift_down(0, last);
+}
+
+void Scheduler::sift_down(std::size_t i, Key key) {
+  Key* const heap = keys();
+  const std::size_t n = size();
+  HASIM_ASSERT(i < n);
+  // Move the smallest child up until `key` fits. Keys are unique (sequence), so events
+  // leave the heap exactly in (time, sequence) order.
   for (;;) {
     const std::size_t first = 4 * i + 1;
     std::size_t best;
@@ -127,17 +142,11 @@ Scheduler::Key Scheduler::pop_key() {
     } else {
       break;
     }
+    if (!before(heap[best], key)) break;
     heap[i] = heap[best];
     i = best;
   }
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 4;
-    if (!before(last, heap[parent])) break;
-    heap[i] = heap[parent];
-    i = parent;
-  }
-  heap[i] = last;
-  return top;
+  heap[i] = key;
 }
 
 }  // namespace hasim
