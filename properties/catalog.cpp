@@ -10,11 +10,11 @@ const std::vector<PropertyInfo>& property_catalog() {
       {"detect-crash", "BOUND",
        "every running peer suspects a crashed or downed process within BOUND (true time) "
        "of the crash, unless it restarts first",
-       "the heartbeat model runs; observers can hear from others (no partition of the observer)"},
+       "the heartbeat model runs; nothing else (a partition only makes suspicion come sooner)"},
       {"no-false-suspicion", "",
-       "a process suspects a peer only if that peer was crashed, paused, down or cut off from "
-       "it at some time within the detector's timeout before the suspicion",
-       "no message loss, latency below timeout - interval, equal clock rates"},
+       "a detector suspects a peer only if, within its timeout before, the peer stopped or "
+       "paused, a message from the peer to it was dropped, or the detector itself was paused",
+       "one-way latency below timeout - interval, equal clock rates"},
   };
   return catalog;
 }

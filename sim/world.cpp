@@ -224,9 +224,12 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   const std::vector<TrueTime> arrivals = network_.plan_delivery(now(), flight);
   if (arrivals.empty()) drop(flight, "loss");
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    Flight copy = flight;
-    if (i > 0) trace_world("duplicate", nodes_[flight.from_node].name, {{"from", processes_[from].qualified}, {"to", processes_[to].qualified}, {"msg", std::string(flight.message->type())}});
-    scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(std::move(copy)));
+    if (i > 0) {
+      trace_world("duplicate", nodes_[flight.from_node].name,
+                  {{"from", processes_[from].qualified}, {"to", processes_[to].qualified},
+                   {"msg", std::string(flight.message->type())}});
+    }
+    scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
   }
 }
 
