@@ -40,11 +40,12 @@ void NoFalseSuspicion::on_suspect(const TraceEvent& event, const std::string& ob
   if (q.last_paused >= window_start) return;                   // observer's view is stale
   auto drop = last_drop_.find({peer, observer});
   if (drop != last_drop_.end() && drop->second >= window_start) return;  // a heartbeat was lost
+  const auto recv = last_recv_.find({peer, observer});
   violate(event.t,
           observer + " suspected " + peer + " although " + peer +
               " ran and every heartbeat it sent to " + observer + " was delivered during the " +
               format_duration(q.timeout) + " before (true time)",
-          {last_recv_.count({peer, observer}) ? last_recv_[{peer, observer}] : "no heartbeat received yet",
+          {recv == last_recv_.end() ? "no heartbeat received yet" : recv->second,
            describe_event(event)});
 }
 

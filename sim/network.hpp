@@ -59,7 +59,6 @@ class Network {
   // In-flight storage: a stable index to carry in a scheduler event.
   std::uint64_t store(Flight flight);
   Flight take(std::uint64_t index);
-  std::size_t in_flight() const { return flights_.size() - free_.size(); }
 
  private:
   struct Connection {

@@ -113,24 +113,8 @@ void TraceWriter::record(const TraceEvent& event) {
     std::fputc('\n', file_);
   }
   if (captured_.size() < capture_limit_) captured_.push_back(line_);
-  if (recent_capacity_ > 0) {
-    if (recent_.size() < recent_capacity_) {
-      recent_.push_back(line_);
-    } else {
-      recent_[recent_next_] = line_;
-    }
-    recent_next_ = (recent_next_ + 1) % recent_capacity_;
-  }
   for (TraceObserver* observer : observers_) observer->on_event(event);
 }
 
-std::vector<std::string> TraceWriter::recent_lines() const {
-  std::vector<std::string> lines;
-  if (recent_.size() < recent_capacity_) return recent_;
-  for (std::size_t i = 0; i < recent_.size(); ++i) {
-    lines.push_back(recent_[(recent_next_ + i) % recent_.size()]);
-  }
-  return lines;
-}
 
 }  // namespace hasim

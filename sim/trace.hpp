@@ -65,8 +65,6 @@ class TraceWriter {
 
   // Also write JSON Lines to `path`. Returns false (with errno intact) if it cannot be opened.
   bool open_file(const std::string& path);
-  // Keep the last `count` lines in memory (for explanations of a violation).
-  void keep_recent(std::size_t count) { recent_capacity_ = count; }
   void add_observer(TraceObserver* observer) { observers_.push_back(observer); }
   // Keep every line in memory, up to `limit` lines (to name the first differing event).
   void capture_all(std::size_t limit) { capture_limit_ = limit; }
@@ -75,17 +73,12 @@ class TraceWriter {
   void record(const TraceEvent& event);
 
   const TraceHash& hash() const { return hash_; }
-  // The most recent lines, oldest first.
-  std::vector<std::string> recent_lines() const;
 
  private:
   std::FILE* file_ = nullptr;
   TraceHash hash_;
   std::string line_;
   std::vector<TraceObserver*> observers_;
-  std::vector<std::string> recent_;
-  std::size_t recent_capacity_ = 0;
-  std::size_t recent_next_ = 0;
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
 };

@@ -224,11 +224,7 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   const std::vector<TrueTime> arrivals = network_.plan_delivery(now(), flight);
   if (arrivals.empty()) drop(flight, "loss");
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    if (i > 0) {
-      trace_world("duplicate", nodes_[flight.from_node].name,
-                  {{"from", processes_[from].qualified}, {"to", processes_[to].qualified},
-                   {"msg", std::string(flight.message->type())}});
-    }
+    if (i > 0) trace_world("duplicate", nodes_[flight.from_node].name, flight_fields(flight));
     scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
   }
 }
@@ -270,10 +266,16 @@ void World::deliver_held(ProcessId process) {
   }
 }
 
+std::vector<TraceField> World::flight_fields(const Flight& flight) const {
+  return {{"from", processes_[flight.from].qualified},
+          {"to", processes_[flight.to].qualified},
+          {"msg", std::string(flight.message->type())}};
+}
+
 void World::drop(const Flight& flight, std::string_view reason) {
-  trace_world("drop", nodes_[flight.from_node].name,
-              {{"from", processes_[flight.from].qualified}, {"to", processes_[flight.to].qualified},
-               {"msg", std::string(flight.message->type())}, {"reason", std::string(reason)}});
+  std::vector<TraceField> fields = flight_fields(flight);
+  fields.push_back({"reason", std::string(reason)});
+  trace_world("drop", nodes_[flight.from_node].name, std::move(fields));
 }
 
 void World::trace_process(ProcessId process, std::string_view kind,

@@ -87,9 +87,6 @@ class World {
   std::size_t node_count() const { return nodes_.size(); }
   std::size_t process_count() const { return processes_.size(); }
   const std::string& node_name(NodeId node) const { return nodes_.at(node).name; }
-  const std::string& node_zone(NodeId node) const { return nodes_.at(node).zone; }
-  bool node_up_now(NodeId node) const { return nodes_.at(node).up; }
-  const LocalClock& clock(NodeId node) const { return nodes_.at(node).clock; }
   std::optional<NodeId> find_node(std::string_view name) const;
   std::optional<ProcessId> find_process(std::string_view qualified_name) const;
   const std::string& process_name(ProcessId process) const { return processes_.at(process).qualified; }
@@ -98,8 +95,6 @@ class World {
   const std::vector<ProcessId>& processes_on(NodeId node) const { return nodes_.at(node).processes; }
   bool reachable(NodeId from, NodeId to) const;
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
-  // The model object of a running or paused process (tests only), else nullptr.
-  Process* model(ProcessId process) const { return processes_.at(process).model.get(); }
 
  private:
   class ProcessEnv;
@@ -151,6 +146,7 @@ class World {
   void trace_process(ProcessId process, std::string_view kind, std::initializer_list<TraceField> fields);
   void trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields);
   void drop(const Flight& flight, std::string_view reason);
+  std::vector<TraceField> flight_fields(const Flight& flight) const;  // from, to, msg
   void drop_unreachable_connections();
   // Runs a model callback with `process` marked active (Env calls are only valid then).
   template <typename Callback>
