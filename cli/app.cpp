@@ -8,7 +8,9 @@
 
 namespace hasim {
 namespace {
-void add_version(CLI::App& app) { app.set_version_flag("--version", std::string("hasim ") + kVersion); }
+void add_version(CLI::App& app) {
+  app.set_version_flag("--version", std::string("hasim ") + kVersion);
+}
 }  // namespace
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -28,16 +30,20 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   add_version(*run_command);
 
   std::string replay;
-  CLI::App* replay_command = app.add_subcommand("replay", "Re-run a replay file and compare its trace");
-  replay_command->add_option("REPLAY", replay, "replay file written by `hasim run --replay-out`")->required();
+  CLI::App* replay_command =
+      app.add_subcommand("replay", "Re-run a replay file and compare its trace");
+  replay_command->add_option("REPLAY", replay, "replay file written by `hasim run --replay-out`")
+      ->required();
   add_version(*replay_command);
 
   std::string validate;
-  CLI::App* validate_command = app.add_subcommand("validate", "Check a scenario file without running it");
+  CLI::App* validate_command =
+      app.add_subcommand("validate", "Check a scenario file without running it");
   validate_command->add_option("SCENARIO", validate, "scenario file (JSON)")->required();
   add_version(*validate_command);
 
-  CLI::App* list_command = app.add_subcommand("list", "List example scenarios, faults, properties and reports");
+  CLI::App* list_command =
+      app.add_subcommand("list", "List example scenarios, faults, properties and reports");
   add_version(*list_command);
 
   try {

@@ -61,7 +61,8 @@ int command_replay(const std::string& path, std::ostream& out, std::ostream& err
   }
   const Replay& replay = *load.replay;
   const std::string trace_file = resolve(path, replay.trace_file);
-  const std::vector<std::string> expected_lines = trace_file.empty() ? std::vector<std::string>{} : read_lines(trace_file);
+  const std::vector<std::string> expected_lines =
+      trace_file.empty() ? std::vector<std::string>{} : read_lines(trace_file);
   RunOptions options;
   options.seed = replay.seed;
   options.capture_lines = 5'000'000;

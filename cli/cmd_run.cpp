@@ -19,7 +19,8 @@ int report_determinism(const Scenario& scenario, const RunOptions& options, std:
       << format_hash(report.first_hash) << " and " << format_hash(report.second_hash) << "\n";
   if (report.deterministic) return kExitHeld;
   const TraceDifference& d = report.difference;
-  out << "first differing event: #" << d.first_event << (d.exact ? "" : " (within 1024 events)") << "\n";
+  out << "first differing event: #" << d.first_event << (d.exact ? "" : " (within 1024 events)")
+      << "\n";
   if (d.exact) out << "  run 1: " << d.expected_line << "\n  run 2: " << d.actual_line << "\n";
   return kExitNotReproducible;
 }
@@ -49,7 +50,8 @@ int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;
-  if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err)) return kExitBadInput;
+  if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err))
+    return kExitBadInput;
   RunOptions options;
   options.seed = args.seed;
   if (args.determinism) return report_determinism(*load.scenario, options, out);
@@ -63,14 +65,16 @@ int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   print_summary(*load.scenario, *result, out);
   if (!args.replay_out.empty()) {
     const Json scenario_json = Json::parse(*text);  // valid: the loader accepted it
-    const Json replay = make_replay(scenario_json, *result, trace_path_for_replay(args.trace, args.replay_out));
+    const Json replay =
+        make_replay(scenario_json, *result, trace_path_for_replay(args.trace, args.replay_out));
     std::ofstream file(args.replay_out);
     file << replay.dump(2) << "\n";
     if (!file) {
       err << "hasim: cannot write the replay file " << args.replay_out << "\n";
       return kExitBadInput;
     }
-    out << "replay      written to " << args.replay_out << " (hasim replay " << args.replay_out << ")\n";
+    out << "replay      written to " << args.replay_out << " (hasim replay " << args.replay_out
+        << ")\n";
   }
   return verdict_exit_code(*result);
 }

@@ -26,7 +26,8 @@ int command_validate(const std::string& path, std::ostream& out, std::ostream& e
 
 int command_list(std::ostream& out) {
   out << "Example scenarios (scenarios/examples/):\n";
-  const std::filesystem::path examples = std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / "examples";
+  const std::filesystem::path examples =
+      std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / "examples";
   std::set<std::string> names;  // sorted: directory order is not deterministic
   std::error_code code;
   for (const auto& entry : std::filesystem::directory_iterator(examples, code)) {
@@ -35,7 +36,8 @@ int command_list(std::ostream& out) {
   for (const std::string& name : names) {
     const LoadResult load = load_scenario_file(name);
     out << "  " << name;
-    if (load.scenario && !load.scenario->description.empty()) out << "\n      " << load.scenario->description;
+    if (load.scenario && !load.scenario->description.empty())
+      out << "\n      " << load.scenario->description;
     out << "\n";
   }
   out << "\nFault kinds (\"kind\" in a scenario's faults):\n";

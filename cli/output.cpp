@@ -69,8 +69,10 @@ void print_summary(const Scenario& scenario, const RunResult& result, std::ostre
     const auto& violation = result.violations[i];
     out << (violation ? "  VIOLATED  " : "  held      ") << result.property_specs[i] << "\n";
     if (!violation) continue;
-    out << "            at t=" << format_seconds(violation->at.ns) << "s: " << violation->detail << "\n";
-    for (const std::string& cause : violation->causes) out << "            cause: " << cause << "\n";
+    out << "            at t=" << format_seconds(violation->at.ns) << "s: " << violation->detail
+        << "\n";
+    for (const std::string& cause : violation->causes)
+      out << "            cause: " << cause << "\n";
   }
   if (result.property_specs.empty()) out << "  (none named in the scenario)\n";
   out << "trace       " << with_thousands(result.trace_events) << " events, hash "
@@ -78,8 +80,8 @@ void print_summary(const Scenario& scenario, const RunResult& result, std::ostre
   const std::size_t violated = result.violated_count();
   out << "verdict     "
       << (violated == 0 ? std::string("all properties held")
-                        : std::to_string(violated) + " of " + std::to_string(result.property_specs.size()) +
-                              " properties violated")
+                        : std::to_string(violated) + " of " +
+                              std::to_string(result.property_specs.size()) + " properties violated")
       << "\n";
 }
 

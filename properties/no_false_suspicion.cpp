@@ -4,7 +4,8 @@ namespace hasim {
 
 void NoFalseSuspicion::on_event(const TraceEvent& event) {
   if (event.kind == "drop") {
-    last_drop_[{std::string(event.string_field("from")), std::string(event.string_field("to"))}] = event.t;
+    last_drop_[{std::string(event.string_field("from")), std::string(event.string_field("to"))}] =
+        event.t;
     return;
   }
   if (event.proc != "heartbeat") return;
@@ -37,7 +38,7 @@ void NoFalseSuspicion::on_suspect(const TraceEvent& event, const std::string& ob
   const ProcessHistory& p = processes_[peer];
   const TrueTime window_start = event.t - q.timeout;
   if (!p.running || p.running_since >= window_start) return;  // peer stopped in the window
-  if (q.last_paused >= window_start) return;                   // observer's view is stale
+  if (q.last_paused >= window_start) return;                  // observer's view is stale
   auto drop = last_drop_.find({peer, observer});
   if (drop != last_drop_.end() && drop->second >= window_start) return;  // a heartbeat was lost
   const auto recv = last_recv_.find({peer, observer});

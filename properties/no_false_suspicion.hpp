@@ -30,7 +30,7 @@ class NoFalseSuspicion final : public Property {
   void on_suspect(const TraceEvent& event, const std::string& observer);
 
   std::map<std::string, ProcessHistory> processes_;
-  std::map<std::pair<std::string, std::string>, TrueTime> last_drop_;  // (from, to) -> t
+  std::map<std::pair<std::string, std::string>, TrueTime> last_drop_;     // (from, to) -> t
   std::map<std::pair<std::string, std::string>, std::string> last_recv_;  // (from, to) -> event
 };
 

@@ -53,7 +53,8 @@ void add_heartbeat(World& world, const Scenario& scenario) {
     for (NodeId peer = 0; peer < world.node_count(); ++peer) {
       if (peer != node) config.peers.push_back(world.node_name(peer) + "/heartbeat");
     }
-    world.add_process(node, "heartbeat", [config] { return std::make_unique<HeartbeatDetector>(config); });
+    world.add_process(node, "heartbeat",
+                      [config] { return std::make_unique<HeartbeatDetector>(config); });
   }
 }
 
@@ -81,28 +82,43 @@ void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fau
           if (kind == Kind::resume) w->resume(id);
         }
       });
-      if (has_until && kind == Kind::crash) world.at(until, [w, ids] { for (ProcessId id : ids) w->restart(id); });
-      if (has_until && kind == Kind::pause) world.at(until, [w, ids] { for (ProcessId id : ids) w->resume(id); });
+      if (has_until && kind == Kind::crash)
+        world.at(until, [w, ids] {
+          for (ProcessId id : ids) w->restart(id);
+        });
+      if (has_until && kind == Kind::pause)
+        world.at(until, [w, ids] {
+          for (ProcessId id : ids) w->resume(id);
+        });
       return;
     }
     case Kind::node_down:
     case Kind::node_up: {
       const auto ids = nodes();
       const bool down = fault.kind == Kind::node_down;
-      world.at(at, [w, ids, down] { for (NodeId id : ids) down ? w->node_down(id) : w->node_up(id); });
-      if (has_until && down) world.at(until, [w, ids] { for (NodeId id : ids) w->node_up(id); });
+      world.at(at, [w, ids, down] {
+        for (NodeId id : ids) down ? w->node_down(id) : w->node_up(id);
+      });
+      if (has_until && down)
+        world.at(until, [w, ids] {
+          for (NodeId id : ids) w->node_up(id);
+        });
       return;
     }
     case Kind::clock_step: {
       const auto ids = nodes();
       const Duration by = fault.step;
-      world.at(at, [w, ids, by] { for (NodeId id : ids) w->clock_step(id, by); });
+      world.at(at, [w, ids, by] {
+        for (NodeId id : ids) w->clock_step(id, by);
+      });
       return;
     }
     case Kind::clock_rate: {
       const auto ids = nodes();
       const std::int64_t rate = fault.rate_ppb;
-      world.at(at, [w, ids, rate] { for (NodeId id : ids) w->clock_rate(id, rate); });
+      world.at(at, [w, ids, rate] {
+        for (NodeId id : ids) w->clock_rate(id, rate);
+      });
       if (!has_until) return;
       std::vector<std::int64_t> configured;
       for (NodeId id : ids) configured.push_back(scenario.nodes[id].clock.rate_ppb);
@@ -123,7 +139,9 @@ void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fau
       return;
     case Kind::disk_loss: {
       const auto ids = nodes();
-      world.at(at, [w, ids] { for (NodeId id : ids) w->disk_loss(id); });
+      world.at(at, [w, ids] {
+        for (NodeId id : ids) w->disk_loss(id);
+      });
       // The disk is replaced and the processes start again, empty, after `for` (or at once).
       world.at(until, [w, ids] {
         for (NodeId id : ids) {
@@ -134,7 +152,9 @@ void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fau
     }
     case Kind::drop_connections: {
       const auto ids = nodes();
-      world.at(at, [w, ids] { for (NodeId id : ids) w->drop_connections(id); });
+      world.at(at, [w, ids] {
+        for (NodeId id : ids) w->drop_connections(id);
+      });
       return;
     }
   }
@@ -146,10 +166,12 @@ LinkParams link_params(const NetworkSpec& network, const DurationDistribution& l
 
 }  // namespace
 
-std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed, const WorldHook& hook) {
+std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
+                                   const WorldHook& hook) {
   std::vector<NodeSetup> nodes;
   for (const NodeSpec& node : scenario.nodes) {
-    nodes.push_back(NodeSetup{node.name, node.zone, LocalClock(node.clock.offset, node.clock.rate_ppb)});
+    nodes.push_back(
+        NodeSetup{node.name, node.zone, LocalClock(node.clock.offset, node.clock.rate_ppb)});
   }
   WorldOptions options;
   options.seed = seed;

@@ -30,9 +30,11 @@ std::optional<DurationDistribution> JsonReader::distribution(const Json& value,
                                                              const std::string& path) {
   if (value.is_object()) return distribution_object(value, path);
   if (!value.is_string()) {
-    error(path, "expected a distribution: a duration such as \"1ms\", a range such as "
-                "\"30s..90s\" or an object such as {\"dist\": \"exponential\", \"mean\": \"5ms\"}, "
-                "found " + describe(value));
+    error(path,
+          "expected a distribution: a duration such as \"1ms\", a range such as "
+          "\"30s..90s\" or an object such as {\"dist\": \"exponential\", \"mean\": \"5ms\"}, "
+          "found " +
+              describe(value));
     return std::nullopt;
   }
   std::string problem;

@@ -26,8 +26,8 @@ bool contains(const std::vector<std::string>& list, std::string_view word) {
 bool is_identifier(std::string_view key) {
   if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
   });
 }
 
@@ -72,11 +72,14 @@ std::string JsonReader::index_path(const std::string& path, std::size_t index) {
 
 std::string JsonReader::describe(const Json& value) {
   switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "number " + value.dump();
+    case Json::value_t::number_float:
+      return "number " + value.dump();
     case Json::value_t::string: {
       std::string text = value.dump();
       if (text.size() <= 60) return text;
@@ -84,9 +87,12 @@ std::string JsonReader::describe(const Json& value) {
       while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
       return text.substr(0, cut) + "...\"";
     }
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    default: return "an unsupported value";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -104,15 +110,15 @@ bool JsonReader::object(const Json& value, const std::string& path,
   }
   for (const auto& item : value.items()) {
     if (contains(allowed, item.key())) continue;
-    error(key_path(path, item.key()), "unknown key \"" + item.key() + "\" in " +
-                                          std::string(what) + did_you_mean(item.key(), allowed) +
+    error(key_path(path, item.key()), "unknown key \"" + item.key() + "\" in " + std::string(what) +
+                                          did_you_mean(item.key(), allowed) +
                                           "; the allowed keys are " + join(allowed));
   }
   return true;
 }
 
-const Json* JsonReader::required(const Json& object, const std::string& path,
-                                 std::string_view key, std::string_view example) {
+const Json* JsonReader::required(const Json& object, const std::string& path, std::string_view key,
+                                 std::string_view example) {
   const Json* value = field(object, key);
   if (value == nullptr) {
     error(key_path(path, key), "required key \"" + std::string(key) + "\" is missing; add e.g. \"" +
@@ -161,8 +167,8 @@ std::optional<std::int64_t> JsonReader::integer(const Json& value, const std::st
     }
   }
   if (result && *result >= min && *result <= max) return result;
-  error(path, "expected a whole number from " + std::to_string(min) + " to " +
-                  std::to_string(max) + ", found " + describe(value));
+  error(path, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                  ", found " + describe(value));
   return std::nullopt;
 }
 
@@ -210,8 +216,8 @@ std::optional<Duration> JsonReader::duration(const Json& value, const std::strin
   std::string problem;
   const auto d = parse_duration(value.get_ref<const std::string&>(), &problem);
   if (!d) {
-    error(path, "expected " + std::string(kDurationExpected) + ", found " + describe(value) +
-                    ": " + problem);
+    error(path, "expected " + std::string(kDurationExpected) + ", found " + describe(value) + ": " +
+                    problem);
     return std::nullopt;
   }
   if (sign == DurationSign::non_negative && d->ns < 0) {
@@ -220,8 +226,8 @@ std::optional<Duration> JsonReader::duration(const Json& value, const std::strin
     return std::nullopt;
   }
   if (sign == DurationSign::positive && d->ns <= 0) {
-    error(path, "expected a duration greater than zero, found " + describe(value) +
-                    "; use e.g. \"1s\"");
+    error(path,
+          "expected a duration greater than zero, found " + describe(value) + "; use e.g. \"1s\"");
     return std::nullopt;
   }
   return d;
@@ -242,8 +248,8 @@ std::optional<std::vector<std::string>> JsonReader::string_list(const Json& valu
     const auto s = string(value[i], index_path(path, i));
     if (!s) continue;
     if (!seen.insert(*s).second) {
-      error(index_path(path, i), "\"" + *s + "\" is listed twice; list each of the " +
-                                     std::string(element) + " once");
+      error(index_path(path, i),
+            "\"" + *s + "\" is listed twice; list each of the " + std::string(element) + " once");
     }
     out.push_back(*s);
   }

@@ -73,8 +73,8 @@ class JsonReader {
 
   bool array(const Json& value, const std::string& path, std::string_view example);
   std::optional<std::string> string(const Json& value, const std::string& path);
-  std::optional<std::int64_t> integer(const Json& value, const std::string& path,
-                                      std::int64_t min, std::int64_t max);
+  std::optional<std::int64_t> integer(const Json& value, const std::string& path, std::int64_t min,
+                                      std::int64_t max);
   std::optional<std::uint64_t> unsigned_integer(const Json& value, const std::string& path);
   std::optional<double> number(const Json& value, const std::string& path);
   std::optional<bool> boolean(const Json& value, const std::string& path);

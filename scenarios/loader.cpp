@@ -16,11 +16,11 @@ namespace {
 
 using namespace scenario_loader;
 
-constexpr std::size_t kMaxDepth = 64;      // a valid scenario nests about 6 levels deep
+constexpr std::size_t kMaxDepth = 64;  // a valid scenario nests about 6 levels deep
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
 
 constexpr std::array<std::string_view, 12> kKindNames{
-    "crash",     "restart",    "pause",     "resume", "node-down", "node-up",
+    "crash",      "restart",    "pause",     "resume", "node-down", "node-up",
     "clock-step", "clock-rate", "partition", "heal",   "disk-loss", "drop-connections"};
 
 std::string line_column(std::string_view text, std::size_t offset) {
@@ -44,14 +44,17 @@ std::optional<std::string> check_nesting(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
     if (in_string) {
-      if (ch == '\\') ++i;
-      else if (ch == '"') in_string = false;
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
     } else if (ch == '"') {
       in_string = true;
     } else if (ch == '{' || ch == '[') {
       if (++depth > kMaxDepth) {
         return "the JSON nests deeper than " + std::to_string(kMaxDepth) + " levels at " +
-               line_column(text, i) + "; a scenario needs only a few levels, so look for "
+               line_column(text, i) +
+               "; a scenario needs only a few levels, so look for "
                "unclosed brackets";
       }
     } else if ((ch == '}' || ch == ']') && depth > 0) {
@@ -71,7 +74,8 @@ std::string parse_error_message(std::string_view text, const Json::exception& e)
   if (const auto* pe = dynamic_cast<const Json::parse_error*>(&e)) {
     const std::size_t offset = pe->byte > 0 ? std::min(pe->byte - 1, text.size()) : 0;
     const std::size_t before = text.find_last_not_of(" \t\r\n", offset == 0 ? 0 : offset - 1);
-    std::string hint = "; look for a missing or extra comma, quote or bracket just before that point";
+    std::string hint =
+        "; look for a missing or extra comma, quote or bracket just before that point";
     if (detail.find("invalid literal") != std::string::npos) {
       hint = "; text such as names and durations must be in double quotes, e.g. \"10m\"";
     } else if (offset > 0 && offset < text.size() && (text[offset] == '}' || text[offset] == ']') &&
@@ -93,14 +97,14 @@ void read_heartbeat(Context& c, const Json& value, const std::string& path) {
   const Json* interval = JsonReader::field(value, "interval");
   const Json* timeout = JsonReader::field(value, "timeout");
   if (interval != nullptr) {
-    const auto d = r.duration(*interval, JsonReader::key_path(path, "interval"),
-                              DurationSign::positive);
+    const auto d =
+        r.duration(*interval, JsonReader::key_path(path, "interval"), DurationSign::positive);
     ok = ok && d.has_value();
     if (d) spec.interval = *d;
   }
   if (timeout != nullptr) {
-    const auto d = r.duration(*timeout, JsonReader::key_path(path, "timeout"),
-                              DurationSign::positive);
+    const auto d =
+        r.duration(*timeout, JsonReader::key_path(path, "timeout"), DurationSign::positive);
     ok = ok && d.has_value();
     if (d) spec.timeout = *d;
   }
@@ -193,8 +197,9 @@ const std::vector<std::string>& fault_kind_names() {
 LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/) {
   LoadResult result;
   if (json_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    result.errors.push_back({"$", "the file is empty; a scenario is a JSON object such as "
-                                  "{\"name\": \"demo\", \"duration\": \"10m\", \"nodes\": 3}"});
+    result.errors.push_back({"$",
+                             "the file is empty; a scenario is a JSON object such as "
+                             "{\"name\": \"demo\", \"duration\": \"10m\", \"nodes\": 3}"});
     return result;
   }
   if (auto problem = check_nesting(json_text)) {
@@ -242,8 +247,9 @@ LoadResult load_scenario_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.is_open() || in.bad()) {
-      return fail("cannot read the scenario file: permission denied or I/O error; check that "
-                  "it is a readable file");
+      return fail(
+          "cannot read the scenario file: permission denied or I/O error; check that "
+          "it is a readable file");
     }
     return load_scenario_text(text, path);
   } catch (const std::exception& e) {
@@ -263,15 +269,17 @@ const std::vector<KeySet>& scenario_key_sets() {
   static const std::vector<KeySet> sets = [] {
     const std::vector<std::string> any_target{"node", "nodes", "process"};
     std::vector<KeySet> out{
-        {"scenario", {"$schema", "name", "description", "seed", "duration", "nodes", "network",
-                      "heartbeat", "faults", "properties"}},
+        {"scenario",
+         {"$schema", "name", "description", "seed", "duration", "nodes", "network", "heartbeat",
+          "faults", "properties"}},
         {"node", {"name", "zone", "clock"}},
         {"clock", {"offset", "drift", "rate"}},
         {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
         {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},
         {"heartbeat", {"interval", "timeout"}},
-        {"fault", {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate",
-                   "isolate", "isolateZone", "groups", "from", "to"}},
+        {"fault",
+         {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate", "isolate",
+          "isolateZone", "groups", "from", "to"}},
         {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
         {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
         {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
@@ -280,7 +288,8 @@ const std::vector<KeySet>& scenario_key_sets() {
         {"fault:node-up", {"at", "kind", "node", "nodes"}},
         {"fault:clock-step", {"at", "kind", "node", "nodes", "by"}},
         {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate"}},
-        {"fault:partition", {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
+        {"fault:partition",
+         {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
         {"fault:heal", {"at", "kind"}},
         {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
         {"fault:drop-connections", {"at", "kind", "node", "nodes"}},

@@ -81,8 +81,9 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
 // A partition that leaves nobody on the other side cuts nothing: almost surely a mistake.
 void check_not_everyone(Context& c, const std::vector<std::string>& cut, const std::string& path) {
   if (c.nodes.known && cut.size() == c.nodes.names.size()) {
-    c.reader.error(path, "this isolates every node, so nothing is cut off; leave at least one "
-                         "node out");
+    c.reader.error(path,
+                   "this isolates every node, so nothing is cut off; leave at least one "
+                   "node out");
   }
 }
 
@@ -91,7 +92,7 @@ void read_partition(Context& c, const Json& f, const std::string& path, FaultSpe
   // "to" alone stands for the one-way form, so its missing "from" is reported below.
   const std::string oneway =
       JsonReader::field(f, "from") == nullptr && JsonReader::field(f, "to") != nullptr ? "to"
-                                                                                      : "from";
+                                                                                       : "from";
   const std::string form =
       one_of(r, f, path, {"isolate", "isolateZone", "groups", oneway}, "partition",
              "one of \"isolate\": [\"n1\"], \"isolateZone\": \"a\", \"groups\": [[\"n1\"], "
@@ -154,8 +155,9 @@ void read_partition(Context& c, const Json& f, const std::string& path, FaultSpe
     for (std::size_t i = 0; i < receivers->size(); ++i) {
       if (sending.count((*receivers)[i]) == 0) continue;
       r.error(JsonReader::index_path(JsonReader::key_path(path, "to"), i),
-              "node \"" + (*receivers)[i] + "\" is in both \"from\" and \"to\"; a node cannot "
-              "be cut off from itself, so list it on one side only");
+              "node \"" + (*receivers)[i] +
+                  "\" is in both \"from\" and \"to\"; a node cannot "
+                  "be cut off from itself, so list it on one side only");
     }
     spec.from = std::move(*senders);
     spec.to = std::move(*receivers);
@@ -200,8 +202,11 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
     spec.for_duration = r.duration(*v, JsonReader::key_path(path, "for"), DurationSign::positive);
   }
   switch (*kind) {
-    case Kind::heal: break;
-    case Kind::partition: read_partition(c, f, path, spec); break;
+    case Kind::heal:
+      break;
+    case Kind::partition:
+      read_partition(c, f, path, spec);
+      break;
     case Kind::clock_step:
       read_targets(c, f, path, spec);
       if (const Json* v = r.required(f, path, "by", "\"-2s\"")) {
@@ -215,12 +220,15 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
       const auto rate = read_rate(r, f, path, given);
       if (rate) spec.rate_ppb = *rate;
       if (!given) {
-        r.error(path, "a clock-rate fault needs \"drift\" (e.g. \"+100ppm\") or \"rate\" "
-                      "(e.g. 2.5, the local clock's seconds per true second)");
+        r.error(path,
+                "a clock-rate fault needs \"drift\" (e.g. \"+100ppm\") or \"rate\" "
+                "(e.g. 2.5, the local clock's seconds per true second)");
       }
       break;
     }
-    default: read_targets(c, f, path, spec); break;
+    default:
+      read_targets(c, f, path, spec);
+      break;
   }
   if (r.error_count() == before) c.scenario.faults.push_back(std::move(spec));
 }

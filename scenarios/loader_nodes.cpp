@@ -46,8 +46,10 @@ void read_nodes(Context& c, const Json& value, const std::string& path) {
       for (std::int64_t i = 1; i <= *n; ++i) nodes.push_back({"n" + std::to_string(i), "", {}});
     }
   } else if (!value.is_array()) {
-    r.error(path, "expected a node count such as 3 or an array of nodes such as "
-                  "[{\"name\": \"n1\", \"zone\": \"a\"}], found " + JsonReader::describe(value));
+    r.error(path,
+            "expected a node count such as 3 or an array of nodes such as "
+            "[{\"name\": \"n1\", \"zone\": \"a\"}], found " +
+                JsonReader::describe(value));
   } else if (value.empty() || value.size() > static_cast<std::size_t>(kMaxNodes)) {
     r.error(path, "expected 1 to 1000 nodes, found " + std::to_string(value.size()) +
                       "; list at least one node, e.g. [{\"name\": \"n1\"}]");
@@ -140,8 +142,10 @@ std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const s
       ppm = ppm * 10 + (text[pos++] - '0');
     }
     if (pos == digits_start || text.substr(pos) != "ppm" || ppm >= 1'000'000) {
-      r.error(at, "expected a drift such as \"+50ppm\" or \"-20ppm\" (whole parts per million, "
-                  "less than 1000000 either way), found " + JsonReader::describe(*drift));
+      r.error(at,
+              "expected a drift such as \"+50ppm\" or \"-20ppm\" (whole parts per million, "
+              "less than 1000000 either way), found " +
+                  JsonReader::describe(*drift));
       return std::nullopt;
     }
     return rate_from_ppm(text[0] == '-' ? -ppm : ppm);
@@ -152,8 +156,10 @@ std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const s
     if (!value) return std::nullopt;
     const std::int64_t ppb = *value > 0.0 && *value <= 1000.0 ? std::llround(*value * 1e9) : 0;
     if (ppb <= 0) {
-      r.error(at, "expected a rate above 0 and at most 1000 (local seconds per true second, "
-                  "e.g. 1.00005 or 2.5), found " + JsonReader::describe(*rate));
+      r.error(at,
+              "expected a rate above 0 and at most 1000 (local seconds per true second, "
+              "e.g. 1.00005 or 2.5), found " +
+                  JsonReader::describe(*rate));
       return std::nullopt;
     }
     return ppb;

@@ -21,14 +21,16 @@ std::optional<std::uint64_t> parse_hash(const std::string& text) {
 
 const std::vector<std::string> kReplayKeys{"replayFormat", "hasimVersion", "seed", "scenario",
                                            "expected"};
-const std::vector<std::string> kExpectedKeys{"traceHash", "traceEvents", "checkpoints",
-                                             "traceFile", "violated"};
+const std::vector<std::string> kExpectedKeys{"traceHash", "traceEvents", "checkpoints", "traceFile",
+                                             "violated"};
 
-std::optional<std::uint64_t> read_hash(JsonReader& reader, const Json& value, const std::string& path) {
+std::optional<std::uint64_t> read_hash(JsonReader& reader, const Json& value,
+                                       const std::string& path) {
   const auto text = reader.string(value, path);
   if (!text) return std::nullopt;
   const auto hash = parse_hash(*text);
-  if (!hash) reader.error(path, "expected 16 lower-case hex digits (a trace hash), found \"" + *text + "\"");
+  if (!hash)
+    reader.error(path, "expected 16 lower-case hex digits (a trace hash), found \"" + *text + "\"");
   return hash;
 }
 
@@ -67,7 +69,8 @@ void read_expected(JsonReader& reader, const Json& expected, Replay& replay) {
 
 }  // namespace
 
-Json make_replay(const Json& scenario_json, const RunResult& result, const std::string& trace_file) {
+Json make_replay(const Json& scenario_json, const RunResult& result,
+                 const std::string& trace_file) {
   Json checkpoints = Json::array();
   for (std::uint64_t hash : result.checkpoints) checkpoints.push_back(format_hash(hash));
   Json violated = Json::array();
@@ -90,7 +93,8 @@ ReplayLoad load_replay_text(std::string_view text, std::string_view source_name)
   ReplayLoad load;
   Json document = Json::parse(text.begin(), text.end(), nullptr, false);
   if (document.is_discarded()) {
-    load.errors.push_back({"$", "not valid JSON; a replay file is written by `hasim run --replay-out`"});
+    load.errors.push_back(
+        {"$", "not valid JSON; a replay file is written by `hasim run --replay-out`"});
     return load;
   }
   JsonReader reader;
@@ -99,8 +103,9 @@ ReplayLoad load_replay_text(std::string_view text, std::string_view source_name)
     if (const Json* format = reader.required(document, "$", "replayFormat", "1")) {
       const auto value = reader.integer(*format, "$.replayFormat", 1, 1000);
       if (value && *value != kReplayFormat) {
-        reader.error("$.replayFormat", "this hasim reads replay format " + std::to_string(kReplayFormat) +
-                                           ", found " + std::to_string(*value));
+        reader.error("$.replayFormat", "this hasim reads replay format " +
+                                           std::to_string(kReplayFormat) + ", found " +
+                                           std::to_string(*value));
       }
     }
     if (const Json* version = reader.required(document, "$", "hasimVersion", "\"0.1.0\"")) {

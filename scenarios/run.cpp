@@ -6,7 +6,9 @@
 
 namespace hasim {
 
-bool RunResult::all_held() const { return violated_count() == 0 && stats.status == RunStatus::completed; }
+bool RunResult::all_held() const {
+  return violated_count() == 0 && stats.status == RunStatus::completed;
+}
 
 std::size_t RunResult::violated_count() const {
   std::size_t count = 0;
@@ -50,9 +52,9 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
 }
 
 TraceDifference first_difference(const std::vector<std::string>& expected_lines,
-                                  const std::vector<std::uint64_t>& expected_checkpoints,
-                                  const std::vector<std::string>& actual_lines,
-                                  const std::vector<std::uint64_t>& actual_checkpoints) {
+                                 const std::vector<std::uint64_t>& expected_checkpoints,
+                                 const std::vector<std::string>& actual_lines,
+                                 const std::vector<std::uint64_t>& actual_checkpoints) {
   TraceDifference difference;
   const std::size_t common = std::min(expected_lines.size(), actual_lines.size());
   for (std::size_t i = 0; i < common; ++i) {
@@ -62,7 +64,8 @@ TraceDifference first_difference(const std::vector<std::string>& expected_lines,
   if (common > 0 && expected_lines.size() != actual_lines.size()) {
     // One trace is a prefix of the other (or capture stopped in one of them).
     const bool expected_longer = expected_lines.size() > actual_lines.size();
-    return TraceDifference{common, true, expected_longer ? expected_lines[common] : "(end of trace)",
+    return TraceDifference{common, true,
+                           expected_longer ? expected_lines[common] : "(end of trace)",
                            expected_longer ? "(end of trace)" : actual_lines[common]};
   }
   // No lines to compare: narrow down by checkpoints (one per TraceHash::kCheckpointEvery).
@@ -86,8 +89,8 @@ DeterminismReport check_determinism(const Scenario& scenario, const RunOptions& 
   DeterminismReport report;
   report.first_hash = first->trace_hash;
   report.second_hash = second->trace_hash;
-  report.deterministic = first->trace_hash == second->trace_hash &&
-                         first->trace_events == second->trace_events;
+  report.deterministic =
+      first->trace_hash == second->trace_hash && first->trace_events == second->trace_events;
   if (!report.deterministic) {
     report.difference = first_difference(first->captured, first->checkpoints, second->captured,
                                          second->checkpoints);

@@ -27,10 +27,10 @@ struct RunResult {
   std::uint64_t trace_hash = 0;
   std::uint64_t trace_events = 0;
   std::vector<std::uint64_t> checkpoints;
-  std::vector<std::string> captured;        // if capture_lines > 0
-  std::vector<std::string> property_specs;  // in scenario order
+  std::vector<std::string> captured;                 // if capture_lines > 0
+  std::vector<std::string> property_specs;           // in scenario order
   std::vector<std::optional<Violation>> violations;  // parallel to property_specs
-  double wall_seconds = 0.0;                // measured, never part of the trace
+  double wall_seconds = 0.0;                         // measured, never part of the trace
 
   bool all_held() const;
   std::size_t violated_count() const;

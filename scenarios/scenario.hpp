@@ -14,7 +14,7 @@
 namespace hasim {
 
 struct ClockSpec {
-  Duration offset{};                  // wall clock minus true time at start
+  Duration offset{};                      // wall clock minus true time at start
   std::int64_t rate_ppb = 1'000'000'000;  // from "drift": "+50ppm" or "rate": 1.0005
 };
 
@@ -48,8 +48,18 @@ struct HeartbeatSpec {
 
 struct FaultSpec {
   enum class Kind {
-    crash, restart, pause, resume, node_down, node_up,
-    clock_step, clock_rate, partition, heal, disk_loss, drop_connections
+    crash,
+    restart,
+    pause,
+    resume,
+    node_down,
+    node_up,
+    clock_step,
+    clock_rate,
+    partition,
+    heal,
+    disk_loss,
+    drop_connections
   };
   enum class PartitionMode { isolate, groups, oneway };
 
@@ -77,7 +87,7 @@ struct Scenario {
   std::vector<NodeSpec> nodes;
   NetworkSpec network;
   std::optional<HeartbeatSpec> heartbeat;
-  std::vector<FaultSpec> faults;  // in file order; the kernel orders by (at, index)
+  std::vector<FaultSpec> faults;        // in file order; the kernel orders by (at, index)
   std::vector<std::string> properties;  // e.g. "detect-crash:10s"
 };
 

@@ -11,8 +11,8 @@ namespace hasim::detail {
 }
 }  // namespace hasim::detail
 
-#define HASIM_ASSERT(condition)                                              \
-  do {                                                                       \
-    if (!(condition)) [[unlikely]]                                           \
-      ::hasim::detail::assert_failed(#condition, __FILE__, __LINE__);        \
+#define HASIM_ASSERT(condition)                                       \
+  do {                                                                \
+    if (!(condition)) [[unlikely]]                                    \
+      ::hasim::detail::assert_failed(#condition, __FILE__, __LINE__); \
   } while (false)

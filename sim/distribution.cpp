@@ -42,10 +42,14 @@ double DurationDistribution::mean_ns() const {
   const double x = static_cast<double>(a.ns);
   const double y = static_cast<double>(b.ns);
   switch (kind) {
-    case Kind::constant: return x;
-    case Kind::uniform: return (x + y) / 2.0;
-    case Kind::exponential: return x;
-    case Kind::normal: return x;
+    case Kind::constant:
+      return x;
+    case Kind::uniform:
+      return (x + y) / 2.0;
+    case Kind::exponential:
+      return x;
+    case Kind::normal:
+      return x;
     case Kind::lognormal: {
       const double sigma = (std::log(y) - std::log(x)) / kNormalQuantile99;
       return x * std::exp(sigma * sigma / 2.0);
@@ -56,9 +60,12 @@ double DurationDistribution::mean_ns() const {
 
 std::string DurationDistribution::describe() const {
   switch (kind) {
-    case Kind::constant: return format_duration(a);
-    case Kind::uniform: return format_duration(a) + ".." + format_duration(b);
-    case Kind::exponential: return "exponential(mean " + format_duration(a) + ")";
+    case Kind::constant:
+      return format_duration(a);
+    case Kind::uniform:
+      return format_duration(a) + ".." + format_duration(b);
+    case Kind::exponential:
+      return "exponential(mean " + format_duration(a) + ")";
     case Kind::normal:
       return "normal(mean " + format_duration(a) + ", stddev " + format_duration(b) + ")";
     case Kind::lognormal:
@@ -77,7 +84,8 @@ std::optional<DurationDistribution> parse_duration_distribution(std::string_view
   }
   // "0s...5s" would otherwise read as 0s..0.5s (".5s" is a valid duration).
   if (text.substr(dots + 2).starts_with('.')) {
-    if (error) *error = "range \"" + std::string(text) + "\" has too many dots: write e.g. \"30s..90s\"";
+    if (error)
+      *error = "range \"" + std::string(text) + "\" has too many dots: write e.g. \"30s..90s\"";
     return std::nullopt;
   }
   auto low = parse_duration(text.substr(0, dots), error);

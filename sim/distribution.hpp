@@ -19,10 +19,16 @@ struct DurationDistribution {
   Duration b{};
 
   static DurationDistribution constant(Duration value) { return {Kind::constant, value, {}}; }
-  static DurationDistribution uniform(Duration low, Duration high) { return {Kind::uniform, low, high}; }
+  static DurationDistribution uniform(Duration low, Duration high) {
+    return {Kind::uniform, low, high};
+  }
   static DurationDistribution exponential(Duration mean) { return {Kind::exponential, mean, {}}; }
-  static DurationDistribution normal(Duration mean, Duration stddev) { return {Kind::normal, mean, stddev}; }
-  static DurationDistribution lognormal(Duration median, Duration p99) { return {Kind::lognormal, median, p99}; }
+  static DurationDistribution normal(Duration mean, Duration stddev) {
+    return {Kind::normal, mean, stddev};
+  }
+  static DurationDistribution lognormal(Duration median, Duration p99) {
+    return {Kind::lognormal, median, p99};
+  }
 
   Duration sample(Rng& rng) const;
   // The exact mean where known in closed form (normal ignores clamping at zero).

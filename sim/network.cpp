@@ -7,8 +7,8 @@
 
 namespace hasim {
 
-Network::Network(const std::vector<std::string>& node_names, LinkParams remote,
-                 LinkParams loopback, const Rng& root)
+Network::Network(const std::vector<std::string>& node_names, LinkParams remote, LinkParams loopback,
+                 const Rng& root)
     : node_count_(node_names.size()), reachability_(node_names.size()) {
   HASIM_ASSERT(node_count_ > 0);
   links_.reserve(node_count_ * node_count_);

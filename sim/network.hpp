@@ -66,7 +66,9 @@ class Network {
     TrueTime last_delivery{};  // FIFO: the next message arrives no earlier than this
     bool open = false;
   };
-  std::size_t index(NodeId from, NodeId to) const { return static_cast<std::size_t>(from) * node_count_ + to; }
+  std::size_t index(NodeId from, NodeId to) const {
+    return static_cast<std::size_t>(from) * node_count_ + to;
+  }
 
   std::size_t node_count_;
   std::vector<LinkParams> links_;

@@ -74,7 +74,8 @@ std::vector<DirectedEdge> Reachability::isolate(const std::vector<NodeId>& membe
   return edges;
 }
 
-std::vector<DirectedEdge> Reachability::between_groups(const std::vector<std::vector<NodeId>>& groups) {
+std::vector<DirectedEdge> Reachability::between_groups(
+    const std::vector<std::vector<NodeId>>& groups) {
   std::vector<DirectedEdge> edges;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     for (std::size_t j = 0; j < groups.size(); ++j) {

@@ -31,12 +31,14 @@ class Reachability {
   std::vector<DirectedEdge> missing_edges() const;
 
   // Cut constructors. Isolate: both directions between `members` and everyone else.
-  static std::vector<DirectedEdge> isolate(const std::vector<NodeId>& members, std::size_t node_count);
+  static std::vector<DirectedEdge> isolate(const std::vector<NodeId>& members,
+                                           std::size_t node_count);
   // Groups: both directions between every pair of nodes in different groups; nodes in no
   // group keep all their links.
   static std::vector<DirectedEdge> between_groups(const std::vector<std::vector<NodeId>>& groups);
   // One way: `from` nodes cannot send to `to` nodes; the reverse direction still works.
-  static std::vector<DirectedEdge> one_way(const std::vector<NodeId>& from, const std::vector<NodeId>& to);
+  static std::vector<DirectedEdge> one_way(const std::vector<NodeId>& from,
+                                           const std::vector<NodeId>& to);
 
  private:
   using Graph = boost::adjacency_matrix<boost::directedS>;

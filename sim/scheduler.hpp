@@ -21,8 +21,10 @@ struct CacheAlignedAllocator {
   CacheAlignedAllocator() = default;
   template <typename U>
   CacheAlignedAllocator(const CacheAlignedAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
   bool operator==(const CacheAlignedAllocator&) const { return true; }
 };
 
@@ -69,7 +71,9 @@ class Scheduler {
   struct Key {
     std::int64_t at_ns;
     std::uint64_t order;  // sequence << kSlotBits | slot
-    std::uint32_t slot() const { return static_cast<std::uint32_t>(order & ((1u << kSlotBits) - 1)); }
+    std::uint32_t slot() const {
+      return static_cast<std::uint32_t>(order & ((1u << kSlotBits) - 1));
+    }
     std::uint64_t sequence() const { return order >> kSlotBits; }
   };
   static_assert(sizeof(Key) == 16);

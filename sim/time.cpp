@@ -112,7 +112,8 @@ std::string format_duration(Duration d) {
   if (d.ns == 0) return "0s";
   std::string sign = d.ns < 0 ? "-" : "";
   // Work in unsigned so the most negative value formats too.
-  std::uint64_t u = d.ns < 0 ? static_cast<std::uint64_t>(-(d.ns + 1)) + 1 : static_cast<std::uint64_t>(d.ns);
+  std::uint64_t u =
+      d.ns < 0 ? static_cast<std::uint64_t>(-(d.ns + 1)) + 1 : static_cast<std::uint64_t>(d.ns);
   auto fraction = [](std::uint64_t value, std::uint64_t scale) {
     // value/scale as "<int>[.<digits without trailing zeros>]"
     std::string out = std::to_string(value / scale);

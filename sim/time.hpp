@@ -19,8 +19,14 @@ struct Duration {
   constexpr Duration operator-() const { return {-ns}; }
   constexpr Duration operator*(std::int64_t k) const { return {ns * k}; }
   constexpr Duration operator/(std::int64_t k) const { return {ns / k}; }
-  constexpr Duration& operator+=(Duration other) { ns += other.ns; return *this; }
-  constexpr Duration& operator-=(Duration other) { ns -= other.ns; return *this; }
+  constexpr Duration& operator+=(Duration other) {
+    ns += other.ns;
+    return *this;
+  }
+  constexpr Duration& operator-=(Duration other) {
+    ns -= other.ns;
+    return *this;
+  }
 };
 
 constexpr Duration nanoseconds(std::int64_t n) { return {n}; }
@@ -65,12 +71,24 @@ std::string format_duration(Duration d);
 std::string format_seconds(std::int64_t ns);
 
 namespace literals {
-constexpr Duration operator""_ns(unsigned long long n) { return nanoseconds(static_cast<std::int64_t>(n)); }
-constexpr Duration operator""_us(unsigned long long n) { return microseconds(static_cast<std::int64_t>(n)); }
-constexpr Duration operator""_ms(unsigned long long n) { return milliseconds(static_cast<std::int64_t>(n)); }
-constexpr Duration operator""_s(unsigned long long n) { return seconds(static_cast<std::int64_t>(n)); }
-constexpr Duration operator""_min(unsigned long long n) { return minutes(static_cast<std::int64_t>(n)); }
-constexpr Duration operator""_h(unsigned long long n) { return hours(static_cast<std::int64_t>(n)); }
+constexpr Duration operator""_ns(unsigned long long n) {
+  return nanoseconds(static_cast<std::int64_t>(n));
+}
+constexpr Duration operator""_us(unsigned long long n) {
+  return microseconds(static_cast<std::int64_t>(n));
+}
+constexpr Duration operator""_ms(unsigned long long n) {
+  return milliseconds(static_cast<std::int64_t>(n));
+}
+constexpr Duration operator""_s(unsigned long long n) {
+  return seconds(static_cast<std::int64_t>(n));
+}
+constexpr Duration operator""_min(unsigned long long n) {
+  return minutes(static_cast<std::int64_t>(n));
+}
+constexpr Duration operator""_h(unsigned long long n) {
+  return hours(static_cast<std::int64_t>(n));
+}
 }  // namespace literals
 
 }  // namespace hasim

@@ -42,11 +42,21 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buffer[8];
@@ -115,6 +125,5 @@ void TraceWriter::record(const TraceEvent& event) {
   if (captured_.size() < capture_limit_) captured_.push_back(line_);
   for (TraceObserver* observer : observers_) observer->on_event(event);
 }
-
 
 }  // namespace hasim

@@ -148,10 +148,17 @@ RunStats World::run_until(TrueTime end) {
       break;
     }
     switch (event.kind) {
-      case kTimer: fire_timer(event.target, event.payload); break;
-      case kDeliver: deliver(event.payload); break;
-      case kAction: actions_[event.payload](); break;
-      default: HASIM_ASSERT(false && "unknown event kind");
+      case kTimer:
+        fire_timer(event.target, event.payload);
+        break;
+      case kDeliver:
+        deliver(event.payload);
+        break;
+      case kAction:
+        actions_[event.payload]();
+        break;
+      default:
+        HASIM_ASSERT(false && "unknown event kind");
     }
   }
   stats.end = stats.status == RunStatus::completed ? end : now();
@@ -164,7 +171,8 @@ void World::start(ProcessId process) {
   if (slot.state != ProcessState::stopped || !nodes_[slot.node].up) return;
   HASIM_ASSERT(slot.timers.empty() && slot.held.empty());
   ++slot.incarnation;
-  slot.rng.emplace(root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
+  slot.rng.emplace(
+      root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
   slot.model = slot.factory();
   HASIM_ASSERT(slot.model != nullptr);
   slot.state = ProcessState::running;
@@ -214,8 +222,13 @@ void World::fire_timer(ProcessId process, TimerId timer) {
 void World::send(ProcessId from, ProcessId to, Message message, Transport transport) {
   HASIM_ASSERT(to < processes_.size());
   HASIM_ASSERT(message != nullptr);
-  Flight flight{from, to, processes_[from].node, processes_[to].node, transport,
-                network_.connection_epoch(from, to), std::move(message)};
+  Flight flight{from,
+                to,
+                processes_[from].node,
+                processes_[to].node,
+                transport,
+                network_.connection_epoch(from, to),
+                std::move(message)};
   if (!reachable(flight.from_node, flight.to_node)) {
     // The connection cannot be made (or the datagram is black-holed).
     drop(flight, "unreachable");
@@ -238,14 +251,16 @@ void World::deliver(std::uint64_t flight_index) {
     return drop(flight, "connection-lost");
   }
   if (target.state == ProcessState::stopped) return drop(flight, "not-running");
-  trace_process(flight.to, "recv", {{"from", processes_[flight.from].qualified},
-                                    {"msg", std::string(flight.message->type())}});
+  trace_process(
+      flight.to, "recv",
+      {{"from", processes_[flight.from].qualified}, {"msg", std::string(flight.message->type())}});
   if (target.state == ProcessState::paused) {
     HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
     target.held.push_back(HeldInput{false, 0, flight.from, flight.message});
     return;
   }
-  invoke(flight.to, [&](Process& model, Env& env) { model.on_message(env, flight.from, flight.message); });
+  invoke(flight.to,
+         [&](Process& model, Env& env) { model.on_message(env, flight.from, flight.message); });
 }
 
 void World::deliver_held(ProcessId process) {
@@ -255,7 +270,8 @@ void World::deliver_held(ProcessId process) {
     HeldInput input = std::move(slot.held.front());
     slot.held.pop_front();
     if (!input.is_timer) {
-      invoke(process, [&](Process& model, Env& env) { model.on_message(env, input.from, input.message); });
+      invoke(process,
+             [&](Process& model, Env& env) { model.on_message(env, input.from, input.message); });
       continue;
     }
     auto it = slot.timers.find(input.timer);
@@ -284,7 +300,8 @@ void World::trace_process(ProcessId process, std::string_view kind,
   trace_.record(TraceEvent{now(), nodes_[slot.node].name, slot.name, kind, fields});
 }
 
-void World::trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields) {
+void World::trace_world(std::string_view kind, std::string_view node,
+                        std::vector<TraceField> fields) {
   trace_.record(TraceEvent{now(), node, {}, kind, std::move(fields)});
 }
 

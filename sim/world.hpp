@@ -89,10 +89,14 @@ class World {
   const std::string& node_name(NodeId node) const { return nodes_.at(node).name; }
   std::optional<NodeId> find_node(std::string_view name) const;
   std::optional<ProcessId> find_process(std::string_view qualified_name) const;
-  const std::string& process_name(ProcessId process) const { return processes_.at(process).qualified; }
+  const std::string& process_name(ProcessId process) const {
+    return processes_.at(process).qualified;
+  }
   NodeId process_node(ProcessId process) const { return processes_.at(process).node; }
   ProcessState process_state(ProcessId process) const { return processes_.at(process).state; }
-  const std::vector<ProcessId>& processes_on(NodeId node) const { return nodes_.at(node).processes; }
+  const std::vector<ProcessId>& processes_on(NodeId node) const {
+    return nodes_.at(node).processes;
+  }
   bool reachable(NodeId from, NodeId to) const;
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
 
@@ -103,7 +107,7 @@ class World {
   struct Timer {
     LocalTime deadline;  // local monotonic
     std::uint64_t tag = 0;
-    EventId event;       // invalid once fired while paused (held)
+    EventId event;  // invalid once fired while paused (held)
   };
   struct HeldInput {
     bool is_timer = false;
@@ -143,7 +147,8 @@ class World {
   void send(ProcessId from, ProcessId to, Message message, Transport transport);
   TimerId set_timer(ProcessId process, Duration after, std::uint64_t tag);
   bool cancel_timer(ProcessId process, TimerId timer);
-  void trace_process(ProcessId process, std::string_view kind, std::initializer_list<TraceField> fields);
+  void trace_process(ProcessId process, std::string_view kind,
+                     std::initializer_list<TraceField> fields);
   void trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields);
   void drop(const Flight& flight, std::string_view reason);
   std::vector<TraceField> flight_fields(const Flight& flight) const;  // from, to, msg

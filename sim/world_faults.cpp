@@ -69,7 +69,8 @@ void World::clock_step(NodeId node, Duration delta) {
   NodeSlot& slot = nodes_.at(node);
   slot.clock.step(now(), delta);
   // Timers run on the monotonic clock, which a step does not move: nothing to reschedule.
-  trace_world("clock-step", slot.name, {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
+  trace_world("clock-step", slot.name,
+              {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
 }
 
 void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
@@ -112,7 +113,8 @@ void World::drop_unreachable_connections() {
     const NodeId node_b = processes_[b].node;
     if (reachable(node_a, node_b) && reachable(node_b, node_a)) continue;
     network_.drop_connection(a, b);
-    trace_world("connection-drop", {}, {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
+    trace_world("connection-drop", {},
+                {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
   }
 }
 
@@ -131,7 +133,8 @@ void World::drop_connections(NodeId node) {
   for (const auto& [a, b] : network_.open_connections()) {
     if (processes_[a].node == node || processes_[b].node == node) {
       network_.drop_connection(a, b);
-      trace_world("connection-drop", {}, {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
+      trace_world("connection-drop", {},
+                  {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
     }
   }
 }

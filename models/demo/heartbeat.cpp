@@ -15,7 +15,8 @@ void HeartbeatDetector::on_start(Env& env) {
     peers_.push_back(Peer{name, env.process(name), 0, false});
     HASIM_ASSERT(peers_.back().id != env.self());
   }
-  env.trace("detector-config", {{"interval_ns", config_.interval.ns}, {"timeout_ns", config_.timeout.ns}});
+  env.trace("detector-config",
+            {{"interval_ns", config_.interval.ns}, {"timeout_ns", config_.timeout.ns}});
   for (std::size_t i = 0; i < peers_.size(); ++i) arm_timeout(env, i);
   send_heartbeats(env);
 }

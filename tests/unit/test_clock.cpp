@@ -142,8 +142,8 @@ TEST_CASE("clock readings are monotone and steps move only the wall clock", "[cl
       const LocalTime wall = clock.wall(later);
       RC_ASSERT(mono >= last_monotonic);
       RC_ASSERT(wall >= last_wall);
-      const std::int64_t ideal = static_cast<std::int64_t>(
-          static_cast<Int128>(c.advance_ns) * clock.rate_ppb() / kRatePerfect);
+      const std::int64_t ideal = static_cast<std::int64_t>(static_cast<Int128>(c.advance_ns) *
+                                                           clock.rate_ppb() / kRatePerfect);
       RC_ASSERT((mono - last_monotonic).ns >= ideal);
       RC_ASSERT((mono - last_monotonic).ns <= ideal + 1);
       RC_ASSERT(wall - mono == nanoseconds(offset + steps));

@@ -15,7 +15,8 @@ using namespace hasim::literals;
 namespace {
 
 Scenario demo() {
-  LoadResult load = load_scenario_file(std::string(HASIM_SOURCE_DIR) + "/scenarios/examples/demo-heartbeat.json");
+  LoadResult load =
+      load_scenario_file(std::string(HASIM_SOURCE_DIR) + "/scenarios/examples/demo-heartbeat.json");
   REQUIRE(load.scenario.has_value());
   return *load.scenario;
 }
@@ -75,9 +76,12 @@ TEST_CASE("check_determinism passes a deterministic scenario", "[determinism]") 
   CHECK(report.first_hash == report.second_hash);
 }
 
-TEST_CASE("check_determinism catches a planted nondeterministic model and names the event", "[determinism]") {
+TEST_CASE("check_determinism catches a planted nondeterministic model and names the event",
+          "[determinism]") {
   RunOptions options;
-  options.hook = [](World& world) { world.add_process(0, "planted", [] { return std::make_unique<Planted>(); }); };
+  options.hook = [](World& world) {
+    world.add_process(0, "planted", [] { return std::make_unique<Planted>(); });
+  };
   const DeterminismReport report = check_determinism(demo(), options);
   REQUIRE_FALSE(report.deterministic);
   CHECK(report.first_hash != report.second_hash);
@@ -95,7 +99,8 @@ TEST_CASE("the example scenarios keep their recorded trace hashes", "[determinis
       {"demo-fast-clock.json", "dbe3f5d70d2d91fd"},
   };
   for (const auto& [file, hash] : golden) {
-    LoadResult load = load_scenario_file(std::string(HASIM_SOURCE_DIR) + "/scenarios/examples/" + file);
+    LoadResult load =
+        load_scenario_file(std::string(HASIM_SOURCE_DIR) + "/scenarios/examples/" + file);
     REQUIRE(load.scenario.has_value());
     INFO(file);
     CHECK(format_hash(run(*load.scenario).trace_hash) == hash);

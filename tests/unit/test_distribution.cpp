@@ -70,8 +70,8 @@ TEST_CASE("\"low..high\" parses as an inclusive uniform range", "[distribution]"
 
 TEST_CASE("malformed distributions are rejected with a message naming the problem",
           "[distribution]") {
-  CHECK_THAT(rejection("90s..30s"), Catch::Contains("low end above its high end") &&
-                                        Catch::Contains("90s..30s"));
+  CHECK_THAT(rejection("90s..30s"),
+             Catch::Contains("low end above its high end") && Catch::Contains("90s..30s"));
   CHECK_THAT(rejection(""), Catch::Contains("empty"));
   CHECK_THAT(rejection("30s.."), Catch::Contains("empty"));
   CHECK_THAT(rejection("..30s"), Catch::Contains("empty"));
@@ -137,9 +137,10 @@ TEST_CASE("every kind samples non-negative whole nanoseconds", "[distribution]")
     const Duration low = std::min(x, y);
     const Duration high = std::max(x, y);
     Rng rng(seed);
-    for (const auto& d : {DurationDistribution::constant(x), DurationDistribution::uniform(low, high),
-                          DurationDistribution::exponential(x), DurationDistribution::normal(x, y),
-                          DurationDistribution::lognormal(low, high)}) {
+    for (const auto& d :
+         {DurationDistribution::constant(x), DurationDistribution::uniform(low, high),
+          DurationDistribution::exponential(x), DurationDistribution::normal(x, y),
+          DurationDistribution::lognormal(low, high)}) {
       RC_ASSERT(d.sample(rng) >= Duration{0});
     }
     const Duration u = DurationDistribution::uniform(low, high).sample(rng);
@@ -149,7 +150,8 @@ TEST_CASE("every kind samples non-negative whole nanoseconds", "[distribution]")
   rc::prop("a parsed range describes itself and re-parses to the same distribution", [] {
     const auto a = *rc::gen::inRange<std::int64_t>(0, 1'000'000'000'000'000);
     const auto b = *rc::gen::inRange<std::int64_t>(0, 1'000'000'000'000'000);
-    const auto d = DurationDistribution::uniform(nanoseconds(std::min(a, b)), nanoseconds(std::max(a, b)));
+    const auto d =
+        DurationDistribution::uniform(nanoseconds(std::min(a, b)), nanoseconds(std::max(a, b)));
     RC_ASSERT(parse_duration_distribution(d.describe()) == d);
     const auto c = DurationDistribution::constant(nanoseconds(a));
     RC_ASSERT(parse_duration_distribution(c.describe()) == c);

@@ -33,12 +33,15 @@ class Scripted final : public Process {
   void on_message(Env& env, ProcessId from, const Message& message) override {
     const auto& ping = static_cast<const Ping&>(*message);
     ++received_;
-    env.trace("got", {{"n", ping.n}, {"from", static_cast<std::int64_t>(from)},
+    env.trace("got", {{"n", ping.n},
+                      {"from", static_cast<std::int64_t>(from)},
                       {"mono_ns", env.monotonic_now().ns}});
   }
   void on_timer(Env& env, TimerId, std::uint64_t tag) override {
-    env.trace("step", {{"tag", static_cast<std::int64_t>(tag)}, {"mono_ns", env.monotonic_now().ns},
-                       {"wall_ns", env.now().ns}, {"received", received_}});
+    env.trace("step", {{"tag", static_cast<std::int64_t>(tag)},
+                       {"mono_ns", env.monotonic_now().ns},
+                       {"wall_ns", env.now().ns},
+                       {"received", received_}});
     steps_.at(tag).action(env);
   }
 
@@ -50,7 +53,9 @@ class Scripted final : public Process {
 inline ProcessFactory scripted(std::vector<Step> steps) {
   return [steps] { return std::make_unique<Scripted>(steps); };
 }
-inline std::function<void(Env&)> nothing() { return [](Env&) {}; }
+inline std::function<void(Env&)> nothing() {
+  return [](Env&) {};
+}
 
 // Collects trace events of one kind (true times and fields) for assertions.
 class Collector final : public TraceObserver {
@@ -68,7 +73,8 @@ class Collector final : public TraceObserver {
 
 inline std::vector<NodeSetup> plain_nodes(std::size_t count) {
   std::vector<NodeSetup> nodes;
-  for (std::size_t i = 1; i <= count; ++i) nodes.push_back({"n" + std::to_string(i), "", LocalClock()});
+  for (std::size_t i = 1; i <= count; ++i)
+    nodes.push_back({"n" + std::to_string(i), "", LocalClock()});
   return nodes;
 }
 

@@ -70,15 +70,16 @@ TEST_CASE("a partition drops the connection: stream messages in flight are lost"
   // 1.100 s loses those in flight and those sent before the heal at 1.150 s.
   const auto order = received_order(Transport::stream, jittery(), 200, [](World& world) {
     auto cut = std::make_shared<std::uint64_t>();
-    world.at(TrueTime{1'100'000'000}, [&world, cut] { *cut = world.partition(Reachability::isolate({0}, 3)); });
+    world.at(TrueTime{1'100'000'000},
+             [&world, cut] { *cut = world.partition(Reachability::isolate({0}, 3)); });
     world.at(TrueTime{1'150'000'000}, [&world, cut] { world.heal(*cut); });
   });
   REQUIRE(!order.empty());
   CHECK(std::is_sorted(order.begin(), order.end()));
   std::set<std::int64_t> got(order.begin(), order.end());
   for (int n = 100; n < 150; ++n) CHECK(got.count(n) == 0);  // sent while cut
-  CHECK(got.count(199) == 1);                                  // after the heal, a new connection
-  CHECK(got.size() < 150);                                     // some in flight at 1.1 s were lost
+  CHECK(got.count(199) == 1);                                // after the heal, a new connection
+  CHECK(got.size() < 150);                                   // some in flight at 1.1 s were lost
 }
 
 TEST_CASE("traffic on one link does not shift the random draws of another", "[network]") {
@@ -89,12 +90,16 @@ TEST_CASE("traffic on one link does not shift the random draws of another", "[ne
     const ProcessId a = world.add_process(0, "a", scripted({}));
     std::vector<Step> steps;
     for (int i = 0; i < 20; ++i) {
-      steps.push_back({seconds(1 + i), [a, i](Env& env) { env.send(a, std::make_shared<Ping>(i), Transport::datagram); }});
+      steps.push_back({seconds(1 + i), [a, i](Env& env) {
+                         env.send(a, std::make_shared<Ping>(i), Transport::datagram);
+                       }});
     }
     world.add_process(1, "b", scripted(steps));
     std::vector<Step> noise;
     for (int i = 0; i < 50 && extra_traffic; ++i) {
-      noise.push_back({milliseconds(1100 + 7 * i), [a, i](Env& env) { env.send(a, std::make_shared<Ping>(1000 + i), Transport::datagram); }});
+      noise.push_back({milliseconds(1100 + 7 * i), [a, i](Env& env) {
+                         env.send(a, std::make_shared<Ping>(1000 + i), Transport::datagram);
+                       }});
     }
     world.add_process(2, "c", scripted(noise));
     world.run_until(TrueTime{30'000'000'000});
@@ -118,7 +123,8 @@ TEST_CASE("partition reachability equals the graph built from the active cuts", 
     for (int op = 0; op < operations; ++op) {
       const int choice = *rc::gen::inRange(0, 5);
       auto some_nodes = [n] {
-        return *rc::gen::container<std::vector<NodeId>>(rc::gen::inRange<NodeId>(0, static_cast<NodeId>(n)));
+        return *rc::gen::container<std::vector<NodeId>>(
+            rc::gen::inRange<NodeId>(0, static_cast<NodeId>(n)));
       };
       std::vector<DirectedEdge> cut;
       if (choice == 0) cut = Reachability::isolate(some_nodes(), n);
@@ -128,7 +134,8 @@ TEST_CASE("partition reachability equals the graph built from the active cuts", 
         const auto id = reachability.add_cut(cut);
         model[id] = std::set<DirectedEdge>(cut.begin(), cut.end());
       } else if (choice == 3 && !model.empty()) {
-        const auto it = std::next(model.begin(), *rc::gen::inRange<long>(0, static_cast<long>(model.size())));
+        const auto it =
+            std::next(model.begin(), *rc::gen::inRange<long>(0, static_cast<long>(model.size())));
         RC_ASSERT(reachability.remove_cut(it->first));
         model.erase(it);
       } else if (choice == 4) {

@@ -48,7 +48,8 @@ TEST_CASE("a bad replay file gets errors naming the JSON path", "[replay]") {
   CHECK_FALSE(load_replay_text("{", "replay").replay.has_value());
 }
 
-TEST_CASE("first_difference names the first differing event exactly when lines are known", "[replay]") {
+TEST_CASE("first_difference names the first differing event exactly when lines are known",
+          "[replay]") {
   const LoadResult load = load_scenario_text(kScenario, "test");
   REQUIRE(load.scenario.has_value());
   const RunResult a = run(*load.scenario, 100000);

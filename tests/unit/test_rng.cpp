@@ -95,25 +95,26 @@ TEST_CASE("the same seed gives the same sequence; different seeds differ", "[rng
 
 TEST_CASE("different names give different streams", "[rng]") {
   const Rng root(7);
-  const std::array<const char*, 7> names{"net", "faults", "node-2/kcm", "node-2/kcm2", "node-3/kcm", "", "a"};
+  const std::array<const char*, 7> names{"net",        "faults", "node-2/kcm", "node-2/kcm2",
+                                         "node-3/kcm", "",       "a"};
   std::vector<std::vector<std::uint64_t>> streams;
   for (const char* name : names) streams.push_back(draws(root.fork(name), 4));
-  streams.push_back(draws(root, 4));                          // the parent itself
-  streams.push_back(draws(root.fork("net").fork("a"), 4));    // nested forks differ too
+  streams.push_back(draws(root, 4));                        // the parent itself
+  streams.push_back(draws(root.fork("net").fork("a"), 4));  // nested forks differ too
   for (std::size_t i = 0; i < streams.size(); ++i) {
     for (std::size_t j = i + 1; j < streams.size(); ++j) CHECK(streams[i] != streams[j]);
   }
 }
 
 TEST_CASE("forks depend only on the seed and the name", "[rng]") {
-  rc::prop("a fork does not depend on how much the parent has drawn", [](std::uint64_t seed,
-                                                                         const std::string& name) {
-    const auto consumed = *rc::gen::inRange<std::size_t>(0, 1000);
-    Rng parent(seed);
-    const auto fresh = draws(parent.fork(name), 16);
-    for (std::size_t i = 0; i < consumed; ++i) parent.next_u64();
-    RC_ASSERT(draws(parent.fork(name), 16) == fresh);
-  });
+  rc::prop("a fork does not depend on how much the parent has drawn",
+           [](std::uint64_t seed, const std::string& name) {
+             const auto consumed = *rc::gen::inRange<std::size_t>(0, 1000);
+             Rng parent(seed);
+             const auto fresh = draws(parent.fork(name), 16);
+             for (std::size_t i = 0; i < consumed; ++i) parent.next_u64();
+             RC_ASSERT(draws(parent.fork(name), 16) == fresh);
+           });
   rc::prop("drawing from one stream never shifts another, however draws interleave",
            [](std::uint64_t seed, const std::vector<bool>& pattern) {
              const Rng root(seed);
@@ -122,18 +123,20 @@ TEST_CASE("forks depend only on the seed and the name", "[rng]") {
              std::vector<std::uint64_t> from_a;
              std::vector<std::uint64_t> from_b;
              for (const bool pick_a : pattern) {
-               if (pick_a) from_a.push_back(a.next_u64());
-               else from_b.push_back(b.next_u64());
+               if (pick_a)
+                 from_a.push_back(a.next_u64());
+               else
+                 from_b.push_back(b.next_u64());
              }
              RC_ASSERT(from_a == draws(root.fork("net"), from_a.size()));
              RC_ASSERT(from_b == draws(root.fork("faults"), from_b.size()));
            });
-  rc::prop("distinct names give distinct streams", [](std::uint64_t seed, const std::string& x,
-                                                      const std::string& y) {
-    RC_PRE(x != y);
-    const Rng root(seed);
-    RC_ASSERT(draws(root.fork(x), 2) != draws(root.fork(y), 2));
-  });
+  rc::prop("distinct names give distinct streams",
+           [](std::uint64_t seed, const std::string& x, const std::string& y) {
+             RC_PRE(x != y);
+             const Rng root(seed);
+             RC_ASSERT(draws(root.fork(x), 2) != draws(root.fork(y), 2));
+           });
 }
 
 TEST_CASE("below() and uniform_int() stay within their bounds", "[rng]") {
@@ -144,17 +147,17 @@ TEST_CASE("below() and uniform_int() stay within their bounds", "[rng]") {
     Rng rng(seed);
     for (int i = 0; i < 100; ++i) RC_ASSERT(rng.below(bound) < bound);
   });
-  rc::prop("uniform_int(low, high) is in [low, high]", [](std::uint64_t seed, std::int64_t x,
-                                                         std::int64_t y) {
-    const std::int64_t low = std::min(x, y);
-    const std::int64_t high = std::max(x, y);
-    Rng rng(seed);
-    for (int i = 0; i < 100; ++i) {
-      const std::int64_t v = rng.uniform_int(low, high);
-      RC_ASSERT(v >= low);
-      RC_ASSERT(v <= high);
-    }
-  });
+  rc::prop("uniform_int(low, high) is in [low, high]",
+           [](std::uint64_t seed, std::int64_t x, std::int64_t y) {
+             const std::int64_t low = std::min(x, y);
+             const std::int64_t high = std::max(x, y);
+             Rng rng(seed);
+             for (int i = 0; i < 100; ++i) {
+               const std::int64_t v = rng.uniform_int(low, high);
+               RC_ASSERT(v >= low);
+               RC_ASSERT(v <= high);
+             }
+           });
   Rng rng(3);
   CHECK(rng.below(1) == 0);
   CHECK(rng.uniform_int(5, 5) == 5);

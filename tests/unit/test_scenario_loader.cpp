@@ -11,10 +11,10 @@
 #include "scenarios/loader.hpp"
 #include "sim/clock.hpp"
 
+using Catch::Matchers::Contains;
 using hasim::Json;
 using hasim::LoadResult;
 using hasim::ScenarioError;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -27,7 +27,9 @@ Json base() {
                                      {{"name", "n3"}, {"zone", "c"}}})}};
 }
 
-LoadResult load_text(const std::string& text) { return hasim::load_scenario_text(text, "test.json"); }
+LoadResult load_text(const std::string& text) {
+  return hasim::load_scenario_text(text, "test.json");
+}
 LoadResult load(const Json& doc) { return load_text(doc.dump()); }
 
 LoadResult load_with_fault(Json fault) {
@@ -59,10 +61,11 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   doc["seed"] = 18446744073709551615ULL;
   doc["nodes"][0]["clock"] = {{"offset", "-2s"}, {"drift", "+50ppm"}};
   doc["nodes"][1]["clock"] = {{"rate", 1.00005}};
-  doc["network"] = {{"latency", "1ms..5ms"},
-                    {"loss", 0.01},
-                    {"links", Json::array({{{"from", "n1"}, {"to", "n2"}, {"latency", "50ms"},
-                                            {"symmetric", true}}})}};
+  doc["network"] = {
+      {"latency", "1ms..5ms"},
+      {"loss", 0.01},
+      {"links",
+       Json::array({{{"from", "n1"}, {"to", "n2"}, {"latency", "50ms"}, {"symmetric", true}}})}};
   doc["faults"] = Json::array({
       {{"at", "1m"}, {"kind", "crash"}, {"process", "n1/heartbeat"}, {"for", "30s"}},
       {{"at", "2m"}, {"kind", "partition"}, {"isolateZone", "b"}},
@@ -83,9 +86,10 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   CHECK(s.nodes[0].clock.rate_ppb == hasim::rate_from_ppm(50));
   CHECK(s.nodes[1].clock.rate_ppb == 1'000'050'000);
   CHECK(s.nodes[2].clock.rate_ppb == hasim::kRatePerfect);
-  CHECK(s.network.latency == hasim::DurationDistribution::uniform(hasim::milliseconds(1),
-                                                                  hasim::milliseconds(5)));
-  CHECK(s.network.loopback_latency == hasim::DurationDistribution::constant(hasim::microseconds(100)));
+  CHECK(s.network.latency ==
+        hasim::DurationDistribution::uniform(hasim::milliseconds(1), hasim::milliseconds(5)));
+  CHECK(s.network.loopback_latency ==
+        hasim::DurationDistribution::constant(hasim::microseconds(100)));
   CHECK(s.network.loss == 0.01);
   REQUIRE(s.network.links.size() == 2);  // symmetric adds n2 -> n1
   CHECK(s.network.links[1].from == "n2");
@@ -123,7 +127,8 @@ TEST_CASE("fault kinds convert to and from their names", "[scenario]") {
 }
 
 TEST_CASE("malformed JSON is reported with its line and column", "[scenario]") {
-  const auto e = only_error(load_text("{\n  \"name\": \"t\",\n  \"duration\": \"10m\"\n  \"nodes\": 3\n}"));
+  const auto e =
+      only_error(load_text("{\n  \"name\": \"t\",\n  \"duration\": \"10m\"\n  \"nodes\": 3\n}"));
   CHECK(e.path == "$");
   CHECK_THAT(e.message, Contains("not valid JSON") && Contains("at line 4, column"));
   CHECK_THAT(only_error(load_text("{\"name\": \"t\",}")).message, Contains("line 1"));
@@ -171,7 +176,8 @@ TEST_CASE("an unknown nested key names its path", "[scenario]") {
   CHECK_THAT(fault.errors[1].message, Contains("a crash fault needs a target"));
 
   // A known key in the wrong kind of fault says so rather than "unknown".
-  e = only_error(load_with_fault({{"at", "1m"}, {"kind", "restart"}, {"node", "n1"}, {"for", "1s"}}));
+  e = only_error(
+      load_with_fault({{"at", "1m"}, {"kind", "restart"}, {"node", "n1"}, {"for", "1s"}}));
   CHECK(e.path == "$.faults[0].for");
   CHECK_THAT(e.message, Contains("key \"for\" does not apply to a restart fault"));
 }
@@ -257,7 +263,8 @@ TEST_CASE("a missing required field is named with an example", "[scenario]") {
 TEST_CASE("an unknown node reference lists the nodes and suggests one", "[scenario]") {
   auto e = only_error(load_with_fault({{"at", "1m"}, {"kind", "crash"}, {"node", "nn2"}}));
   CHECK(e.path == "$.faults[0].node");
-  CHECK_THAT(e.message, Contains("unknown node \"nn2\" (did you mean \"n2\"?); the nodes are n1, n2, n3"));
+  CHECK_THAT(e.message,
+             Contains("unknown node \"nn2\" (did you mean \"n2\"?); the nodes are n1, n2, n3"));
   e = only_error(load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"isolate", {"n1", "x9"}}}));
   CHECK(e.path == "$.faults[0].isolate[1]");
   e = only_error(load_with_fault({{"at", "1m"}, {"kind", "pause"}, {"process", "n7/heartbeat"}}));
@@ -303,8 +310,8 @@ TEST_CASE("a probability outside 0..1 is rejected", "[scenario]") {
   const LoadResult result = load(doc);
   REQUIRE(result.errors.size() == 2);
   CHECK(result.errors[0].path == "$.network.loss");
-  CHECK_THAT(result.errors[0].message, Contains("expected a probability from 0 to 1") &&
-                                           Contains("found number 1.5"));
+  CHECK_THAT(result.errors[0].message,
+             Contains("expected a probability from 0 to 1") && Contains("found number 1.5"));
   CHECK(result.errors[1].path == "$.network.duplicate");
 }
 
@@ -317,7 +324,8 @@ TEST_CASE("a bad distribution names the parameter at fault", "[scenario]") {
   doc["network"] = {{"latency", {{"dist", "lognormall"}, {"median", "1ms"}, {"p99", "5ms"}}}};
   e = only_error(load(doc));
   CHECK(e.path == "$.network.latency.dist");
-  CHECK_THAT(e.message, Contains("unknown distribution \"lognormall\" (did you mean \"lognormal\"?)"));
+  CHECK_THAT(e.message,
+             Contains("unknown distribution \"lognormall\" (did you mean \"lognormal\"?)"));
   doc["network"] = {{"latency", {{"dist", "constant"}, {"mean", "1ms"}}}};
   const LoadResult result = load(doc);
   REQUIRE(result.errors.size() == 2);
@@ -352,18 +360,23 @@ TEST_CASE("a partition needs exactly one form of target", "[scenario]") {
   CHECK_THAT(e.message, Contains("has \"isolate\" and \"groups\"; keep one"));
   e = only_error(load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"to", {"n1"}}}));
   CHECK(e.path == "$.faults[0].from");
-  e = only_error(load_with_fault({{"at", "1m"}, {"kind", "crash"}, {"node", "n1"}, {"nodes", {"n2"}}}));
+  e = only_error(
+      load_with_fault({{"at", "1m"}, {"kind", "crash"}, {"node", "n1"}, {"nodes", {"n2"}}}));
   CHECK_THAT(e.message, Contains("takes only one of \"node\", \"nodes\" or \"process\""));
-  e = only_error(load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"isolate", {"n1", "n2", "n3"}}}));
+  e = only_error(
+      load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"isolate", {"n1", "n2", "n3"}}}));
   CHECK_THAT(e.message, Contains("isolates every node"));
 }
 
 TEST_CASE("partition groups must be two or more and disjoint", "[scenario]") {
   auto e = only_error(load_with_fault(
-      {{"at", "1m"}, {"kind", "partition"}, {"groups", Json::array({Json::array({"n1", "n2"}), Json::array({"n3", "n2"})})}}));
+      {{"at", "1m"},
+       {"kind", "partition"},
+       {"groups", Json::array({Json::array({"n1", "n2"}), Json::array({"n3", "n2"})})}}));
   CHECK(e.path == "$.faults[0].groups[1][1]");
   CHECK_THAT(e.message, Contains("node \"n2\" is already in the group at $.faults[0].groups[0]"));
-  e = only_error(load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"groups", Json::array({Json::array({"n1"})})}}));
+  e = only_error(load_with_fault(
+      {{"at", "1m"}, {"kind", "partition"}, {"groups", Json::array({Json::array({"n1"})})}}));
   CHECK_THAT(e.message, Contains("at least two groups"));
   e = only_error(load_with_fault(
       {{"at", "1m"}, {"kind", "partition"}, {"from", {"n1"}}, {"to", {"n2", "n1"}}}));
@@ -375,7 +388,8 @@ TEST_CASE("an unknown property suggests the closest one", "[scenario]") {
   doc["properties"] = {"no-false-suspicion", "detect-crsh:10s"};
   const auto e = only_error(load(doc));
   CHECK(e.path == "$.properties[1]");
-  CHECK_THAT(e.message, Contains("unknown property \"detect-crsh\" (did you mean \"detect-crash\"?)"));
+  CHECK_THAT(e.message,
+             Contains("unknown property \"detect-crsh\" (did you mean \"detect-crash\"?)"));
 }
 
 TEST_CASE("a property that takes a bound must have one", "[scenario]") {
@@ -406,9 +420,11 @@ TEST_CASE("a seed must be a non-negative 64-bit integer", "[scenario]") {
   auto e = only_error(load_text(R"({"name": "t", "duration": "1m", "nodes": 1, "seed": -1})"));
   CHECK(e.path == "$.seed");
   CHECK_THAT(e.message, Contains("from 0 to 18446744073709551615, found number -1"));
-  e = only_error(load_text(R"({"name": "t", "duration": "1m", "nodes": 1, "seed": 18446744073709551616})"));
+  e = only_error(
+      load_text(R"({"name": "t", "duration": "1m", "nodes": 1, "seed": 18446744073709551616})"));
   CHECK(e.path == "$.seed");
-  CHECK(load_text(R"({"name": "t", "duration": "1m", "nodes": 1, "seed": 1.5})").errors.size() == 1);
+  CHECK(load_text(R"({"name": "t", "duration": "1m", "nodes": 1, "seed": 1.5})").errors.size() ==
+        1);
 }
 
 TEST_CASE("huge numbers and deep nesting are errors, not crashes", "[scenario]") {
@@ -419,7 +435,8 @@ TEST_CASE("huge numbers and deep nesting are errors, not crashes", "[scenario]")
   CHECK(e.path == "$.nodes");
   e = only_error(load_text(R"({"name": "t", "duration": "99999999999h", "nodes": 1})"));
   CHECK_THAT(e.message, Contains("too large"));
-  e = only_error(load_text(R"({"name": "t", "duration": "1m", "nodes": [{"name": "n1", "clock": {"rate": 1e308}}]})"));
+  e = only_error(load_text(
+      R"({"name": "t", "duration": "1m", "nodes": [{"name": "n1", "clock": {"rate": 1e308}}]})"));
   CHECK(e.path == "$.nodes[0].clock.rate");
   e = only_error(load_text(std::string(100'000, '[') + std::string(100'000, ']')));
   CHECK_THAT(e.message, Contains("nests deeper than 64 levels"));
@@ -429,8 +446,10 @@ TEST_CASE("10,000 faults load quickly; 10,000 bad ones report a bounded list", "
   Json doc = base();
   doc["faults"] = Json::array();
   for (int i = 0; i < 10'000; ++i) {
-    doc["faults"].push_back({{"at", std::to_string(i) + "ms"}, {"kind", "crash"},
-                             {"node", "n" + std::to_string(1 + i % 3)}, {"for", "1ms"}});
+    doc["faults"].push_back({{"at", std::to_string(i) + "ms"},
+                             {"kind", "crash"},
+                             {"node", "n" + std::to_string(1 + i % 3)},
+                             {"for", "1ms"}});
   }
   const std::string text = doc.dump();
   const auto start = std::chrono::steady_clock::now();
@@ -472,14 +491,16 @@ TEST_CASE("a missing file is an error naming the problem", "[scenario]") {
 }
 
 TEST_CASE("the example scenarios load", "[scenario]") {
-  const LoadResult heartbeat = hasim::load_scenario_file(source_path("scenarios/examples/demo-heartbeat.json"));
+  const LoadResult heartbeat =
+      hasim::load_scenario_file(source_path("scenarios/examples/demo-heartbeat.json"));
   INFO(all_messages(heartbeat));
   REQUIRE(heartbeat.scenario);
   CHECK(heartbeat.scenario->faults.size() == 3);
   CHECK(heartbeat.scenario->network.latency ==
         hasim::DurationDistribution::lognormal(hasim::milliseconds(1), hasim::milliseconds(20)));
   CHECK(heartbeat.scenario->heartbeat.has_value());
-  const LoadResult fast = hasim::load_scenario_file(source_path("scenarios/examples/demo-fast-clock.json"));
+  const LoadResult fast =
+      hasim::load_scenario_file(source_path("scenarios/examples/demo-fast-clock.json"));
   INFO(all_messages(fast));
   REQUIRE(fast.scenario);
   CHECK(fast.scenario->nodes[0].clock.rate_ppb > hasim::kRatePerfect);  // runs fast
@@ -522,9 +543,11 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
   Json object = Json::object();
   for (const std::string& key : keys) object[key] = nullptr;
   const std::string kind = set.substr(0, set.find(':'));
-  const std::string variant = set.find(':') == std::string::npos ? "" : set.substr(set.find(':') + 1);
+  const std::string variant =
+      set.find(':') == std::string::npos ? "" : set.substr(set.find(':') + 1);
   if (kind == "scenario") {
-    for (const std::string& key : keys) if (!doc.contains(key)) doc[key] = nullptr;
+    for (const std::string& key : keys)
+      if (!doc.contains(key)) doc[key] = nullptr;
   } else if (kind == "node") {
     doc["nodes"][0] = object;
   } else if (kind == "clock") {

@@ -131,7 +131,8 @@ TEST_CASE("pop order is the total order by (time, insertion sequence)", "[schedu
   });
   rc::prop("cancelling a subset removes exactly those events", [] {
     const auto times = *rc::gen::container<std::vector<std::int64_t>>(gen_time());
-    const auto cancel = *rc::gen::container<std::vector<bool>>(times.size(), rc::gen::arbitrary<bool>());
+    const auto cancel =
+        *rc::gen::container<std::vector<bool>>(times.size(), rc::gen::arbitrary<bool>());
     Scheduler scheduler;
     std::vector<EventId> ids;
     for (std::size_t i = 0; i < times.size(); ++i) {
@@ -161,9 +162,10 @@ TEST_CASE("the scheduler agrees with a sorted-map model under any operation sequ
     const auto ops = *rc::gen::container<std::vector<std::pair<int, std::int64_t>>>(
         rc::gen::pair(rc::gen::inRange(0, 8), gen_time()));
     Scheduler scheduler;
-    std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> model;  // (time, seq) -> payload
-    std::vector<EventId> ids;                                               // by payload
-    std::vector<std::pair<std::int64_t, std::uint64_t>> keys;               // by payload
+    std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t>
+        model;                                                 // (time, seq) -> payload
+    std::vector<EventId> ids;                                  // by payload
+    std::vector<std::pair<std::int64_t, std::uint64_t>> keys;  // by payload
     std::uint64_t sequence = 0;
     for (const auto& [op, value] : ops) {
       const TrueTime before = scheduler.now();
@@ -193,7 +195,8 @@ TEST_CASE("the scheduler agrees with a sorted-map model under any operation sequ
         RC_ASSERT(scheduler.cancel(ids[which]) == live);
         model.erase(keys[which]);
       } else {  // peek
-        const TrueTime expected = model.empty() ? TrueTime::max() : TrueTime{model.begin()->first.first};
+        const TrueTime expected =
+            model.empty() ? TrueTime::max() : TrueTime{model.begin()->first.first};
         RC_ASSERT(scheduler.next_time() == expected);
       }
       RC_ASSERT(scheduler.now() >= before);
@@ -224,7 +227,8 @@ TEST_CASE("a large interleaved workload keeps the order and counts", "[scheduler
   std::uint64_t missing = 0;
   for (std::uint64_t i = 0; i < 100'000; ++i) {
     if (!scheduler.pop(e)) ++missing;
-    const bool ordered = previous.at < e.at || (previous.at == e.at && previous.sequence < e.sequence);
+    const bool ordered =
+        previous.at < e.at || (previous.at == e.at && previous.sequence < e.sequence);
     if (i > 0 && !ordered) ++out_of_order;
     previous = e;
     scheduler.schedule(scheduler.now() + nanoseconds(next()), 0, 0, 1000 + i);

@@ -16,7 +16,8 @@ namespace {
 std::vector<fs::path> sources_under(const std::vector<std::string>& folders) {
   std::set<fs::path> files;  // sorted, so failures are reported in a stable order
   for (const std::string& folder : folders) {
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(HASIM_SOURCE_DIR) / folder)) {
+    for (const auto& entry :
+         fs::recursive_directory_iterator(fs::path(HASIM_SOURCE_DIR) / folder)) {
       const auto ext = entry.path().extension();
       if (ext == ".cpp" || ext == ".hpp") files.insert(entry.path());
     }
@@ -38,7 +39,9 @@ TEST_CASE("simulation code uses no nondeterministic sources", "[tidy]") {
       {"std::random_device", std::regex(R"(random_device)")},
       {"std:: distributions", std::regex(R"(std::\w+_distribution)")},
       {"rand()", std::regex(R"(\b(s?rand)\s*\()")},
-      {"wall clocks", std::regex(R"((system_clock|steady_clock|high_resolution_clock|\btime\s*\(\s*(NULL|nullptr|0)\s*\)))")},
+      {"wall clocks",
+       std::regex(
+           R"((system_clock|steady_clock|high_resolution_clock|\btime\s*\(\s*(NULL|nullptr|0)\s*\)))")},
       {"sleeps", std::regex(R"((sleep_for|sleep_until|usleep|\bsleep\s*\())")},
       {"unordered containers", std::regex(R"(unordered_(map|set))")},
       {"threads", std::regex(R"(std::(thread|jthread|async)\b)")},

@@ -172,8 +172,8 @@ TEST_CASE("format_duration and parse_duration round-trip", "[time]") {
     const auto ns = *rc::gen::inRange<std::int64_t>(0, 1000);
     const std::string text = std::to_string(h) + "h" + std::to_string(m) + "m" + std::to_string(s) +
                              "s" + std::to_string(ms) + "ms" + std::to_string(ns) + "ns";
-    RC_ASSERT(parse_duration(text) == hours(h) + minutes(m) + seconds(s) + milliseconds(ms) +
-                                          nanoseconds(ns));
+    RC_ASSERT(parse_duration(text) ==
+              hours(h) + minutes(m) + seconds(s) + milliseconds(ms) + nanoseconds(ns));
   });
   rc::prop("a decimal fraction of seconds is exact to the nanosecond", [] {
     const auto whole = *rc::gen::inRange<std::int64_t>(0, 1'000'000);

@@ -18,7 +18,8 @@ struct Fixture {
 };
 }  // namespace
 
-TEST_CASE("a timer set in local time fires at the true time the node's clock reaches it", "[world]") {
+TEST_CASE("a timer set in local time fires at the true time the node's clock reaches it",
+          "[world]") {
   std::vector<NodeSetup> nodes{{"fast", "", LocalClock({}, 2 * kRatePerfect)}};
   Fixture f(nodes);
   f.world.add_process(0, "p", scripted({{10_s, nothing()}}));
@@ -52,11 +53,14 @@ TEST_CASE("a clock step moves the wall clock but not timers or the monotonic clo
   CHECK(steps[0].int_field("wall_ns") == 5'000'000'000);
 }
 
-TEST_CASE("a paused process holds its inputs and handles them in arrival order on resume", "[world]") {
+TEST_CASE("a paused process holds its inputs and handles them in arrival order on resume",
+          "[world]") {
   Fixture f(plain_nodes(2));
   const ProcessId receiver = f.world.add_process(0, "receiver", scripted({{2_s, nothing()}}));
-  f.world.add_process(1, "sender", scripted({{1500_ms, [&](Env& env) { env.send(receiver, std::make_shared<Ping>(1)); }},
-                                             {2500_ms, [&](Env& env) { env.send(receiver, std::make_shared<Ping>(2)); }}}));
+  f.world.add_process(
+      1, "sender",
+      scripted({{1500_ms, [&](Env& env) { env.send(receiver, std::make_shared<Ping>(1)); }},
+                {2500_ms, [&](Env& env) { env.send(receiver, std::make_shared<Ping>(2)); }}}));
   f.world.at(TrueTime{1'000'000'000}, [&] { f.world.pause(receiver); });
   f.world.at(TrueTime{5'000'000'000}, [&] { f.world.resume(receiver); });
   f.world.run_until(TrueTime{10'000'000'000});
@@ -64,17 +68,21 @@ TEST_CASE("a paused process holds its inputs and handles them in arrival order o
   for (const TraceEvent& e : f.trace.events) {
     if (e.proc != "receiver" || (e.kind != "got" && e.kind != "step")) continue;
     CHECK(e.t == TrueTime{5'000'000'000});  // nothing runs while frozen
-    order.push_back(std::string(e.kind) + (e.kind == "got" ? std::to_string(e.int_field("n")) : ""));
+    order.push_back(std::string(e.kind) +
+                    (e.kind == "got" ? std::to_string(e.int_field("n")) : ""));
   }
   // Ping 1 arrived at 1.501 s, the timer fell due at 2 s, ping 2 arrived at 2.501 s.
   CHECK(order == std::vector<std::string>{"got1", "step", "got2"});
 }
 
-TEST_CASE("a crash loses volatile state and timers; a restart starts fresh but keeps durable state", "[world]") {
+TEST_CASE("a crash loses volatile state and timers; a restart starts fresh but keeps durable state",
+          "[world]") {
   Fixture f(plain_nodes(2));
-  const ProcessId p = f.world.add_process(0, "p", scripted({{1_s, [](Env& env) { env.durable().entries["k"] = "v"; }},
-                                                           {3_s, nothing()}}));
-  f.world.add_process(1, "q", scripted({{500_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(1)); }}}));
+  const ProcessId p = f.world.add_process(
+      0, "p",
+      scripted({{1_s, [](Env& env) { env.durable().entries["k"] = "v"; }}, {3_s, nothing()}}));
+  f.world.add_process(
+      1, "q", scripted({{500_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(1)); }}}));
   f.world.at(TrueTime{2'000'000'000}, [&] { f.world.crash(p); });
   f.world.at(TrueTime{2'500'000'000}, [&] { f.world.restart(p); });
   f.world.run_until(TrueTime{10'000'000'000});
@@ -92,11 +100,15 @@ TEST_CASE("a crash loses volatile state and timers; a restart starts fresh but k
   CHECK(f.world.durable(p).entries.at("k") == "v");
 }
 
-TEST_CASE("disk loss wipes durable state; node down crashes and node up restarts every process", "[world]") {
+TEST_CASE("disk loss wipes durable state; node down crashes and node up restarts every process",
+          "[world]") {
   Fixture f(plain_nodes(2));
-  const ProcessId p = f.world.add_process(0, "p", scripted({{1_s, [](Env& env) { env.durable().entries["k"] = "v"; }}}));
-  const ProcessId q = f.world.add_process(1, "q", scripted({{100_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(7)); }},
-                                                           {2500_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(8)); }}}));
+  const ProcessId p = f.world.add_process(
+      0, "p", scripted({{1_s, [](Env& env) { env.durable().entries["k"] = "v"; }}}));
+  const ProcessId q = f.world.add_process(
+      1, "q",
+      scripted({{100_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(7)); }},
+                {2500_ms, [p](Env& env) { env.send(p, std::make_shared<Ping>(8)); }}}));
   (void)q;
   f.world.at(TrueTime{2'000'000'000}, [&] { f.world.node_down(0); });
   f.world.at(TrueTime{2'200'000'000}, [&] { f.world.disk_loss(0); });
