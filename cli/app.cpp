@@ -42,6 +42,23 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   validate_command->add_option("SCENARIO", validate, "scenario file (JSON)")->required();
   add_version(*validate_command);
 
+  ReportArgs report;
+  CLI::App* report_command = app.add_subcommand(
+      "report", "Run a Monte Carlo study and write JSON, Markdown and HTML reports");
+  report_command->add_option("NAME", report.name, "report to run: failover")->required();
+  report_command->add_option("--trials", report.trials, "trials per cell (default 1000)");
+  report_command->add_option("--seed", report.seed, "base seed (default 1)");
+  report_command->add_option("--jobs", report.jobs, "threads (default: one per hardware thread)");
+  report_command->add_option("--out", report.out, "output directory (default reports/out/NAME)");
+  report_command->add_flag("--force", report.force, "overwrite existing report files");
+  report_command->add_option("--lease-duration", report.lease_duration, "LD (default 15s)");
+  report_command->add_option("--renew-deadline", report.renew_deadline, "RD (default 10s)");
+  report_command->add_option("--retry-period", report.retry_period, "RP (default 2s)");
+  report_command->add_option("--pause", report.pause, "failover: pause length (default 20s)");
+  report_command->add_option("--partition", report.partition,
+                             "failover: partition length (default 60s)");
+  add_version(*report_command);
+
   CLI::App* list_command =
       app.add_subcommand("list", "List example scenarios, faults, properties and reports");
   add_version(*list_command);
@@ -67,6 +84,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*replay_command) return command_replay(replay, out, err);
   if (*validate_command) return command_validate(validate, out, err);
   if (*list_command) return command_list(out);
+  if (*report_command) return command_report(report, out, err);
   return kExitBadInput;
 }
 

@@ -25,13 +25,15 @@ int command_validate(const std::string& path, std::ostream& out, std::ostream& e
 }
 
 int command_list(std::ostream& out) {
-  out << "Example scenarios (scenarios/examples/):\n";
-  const std::filesystem::path examples =
-      std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / "examples";
+  out << "Example scenarios (scenarios/examples/, scenarios/election/):\n";
   std::set<std::string> names;  // sorted: directory order is not deterministic
-  std::error_code code;
-  for (const auto& entry : std::filesystem::directory_iterator(examples, code)) {
-    if (entry.path().extension() == ".json") names.insert(entry.path().string());
+  for (const char* folder : {"examples", "election"}) {
+    const std::filesystem::path dir =
+        std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / folder;
+    std::error_code code;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, code)) {
+      if (entry.path().extension() == ".json") names.insert(entry.path().string());
+    }
   }
   for (const std::string& name : names) {
     const LoadResult load = load_scenario_file(name);
@@ -47,7 +49,9 @@ int command_list(std::ostream& out) {
     out << "  " << p.name << (p.argument.empty() ? "" : ":" + std::string(p.argument)) << "\n"
         << "      " << p.summary << "\n      assumes: " << p.assumes << "\n";
   }
-  out << "\nReports: none yet (failover and upgrade-skew arrive with the election models)\n";
+  out << "\nReports (hasim report NAME):\n"
+      << "  failover\n      time without a working leader after a leader crash, partition or "
+         "pause, over trials, with dual-leader counts\n";
   return kExitHeld;
 }
 

@@ -21,4 +21,20 @@ int command_replay(const std::string& replay, std::ostream& out, std::ostream& e
 int command_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
 int command_list(std::ostream& out);
 
+struct ReportArgs {
+  std::string name;
+  std::uint64_t trials = 1000;
+  std::uint64_t seed = 1;
+  unsigned jobs = 0;  // 0: one per hardware thread
+  std::string out;    // default reports/out/<name>
+  bool force = false;
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  std::string pause = "20s";
+  std::string partition = "60s";
+};
+
+int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
+
 }  // namespace hasim

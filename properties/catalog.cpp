@@ -15,6 +15,18 @@ const std::vector<PropertyInfo>& property_catalog() {
        "a detector suspects a peer only if, within its timeout before, the peer stopped or "
        "paused, a message from the peer to it was dropped, or the detector itself was paused",
        "one-way latency below timeout - interval, equal clock rates"},
+      {"single-leader", "",
+       "at no instant of true time do two processes act as leader for one lease (acting: "
+       "from OnStartedLeading until the leader's work stops); a violation says whether both "
+       "could still write through an apiserver (harmful) or not (harmless)",
+       "clock-rate ratio below leaseDuration/renewDeadline; pauses and hung requests shorter "
+       "than leaseDuration - retryPeriod - renewDeadline; small API latency (client-go has no "
+       "fencing)"},
+      {"eventually-leader", "BOUND",
+       "once every partition, pause, node-down and apiserver fault has healed, some process "
+       "acts as leader for each lease within BOUND",
+       "at least one candidate per lease can run; BOUND covers a lease duration plus the "
+       "retry jitter (about LD + 2.2*RP) and a kubelet restart if the leader exited"},
   };
   return catalog;
 }

@@ -1,6 +1,8 @@
 #include "properties/property.hpp"
 
 #include "properties/detect_crash.hpp"
+#include "properties/eventually_leader.hpp"
+#include "properties/single_leader.hpp"
 #include "properties/no_false_suspicion.hpp"
 #include "sim/assert.hpp"
 
@@ -39,6 +41,11 @@ std::unique_ptr<Property> make_property(std::string_view spec) {
     return std::make_unique<DetectCrash>(std::string(spec), *bound);
   }
   if (name == "no-false-suspicion") return std::make_unique<NoFalseSuspicion>(std::string(spec));
+  if (name == "single-leader") return std::make_unique<SingleLeader>(std::string(spec));
+  if (name == "eventually-leader") {
+    HASIM_ASSERT(bound.has_value());
+    return std::make_unique<EventuallyLeader>(std::string(spec), *bound);
+  }
   HASIM_ASSERT(false && "make_property called with an unvalidated spec");
   return nullptr;
 }

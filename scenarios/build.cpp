@@ -1,7 +1,10 @@
 #include "scenarios/build.hpp"
 
 #include "models/demo/heartbeat.hpp"
+#include "scenarios/build_control_plane.hpp"
 #include "sim/assert.hpp"
+
+#include <set>
 
 namespace hasim {
 namespace {
@@ -58,7 +61,43 @@ void add_heartbeat(World& world, const Scenario& scenario) {
   }
 }
 
-void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fault) {
+api::Verb parse_verb(const std::string& name) {
+  for (api::Verb verb : {api::Verb::get, api::Verb::list, api::Verb::create, api::Verb::update,
+                         api::Verb::delete_, api::Verb::watch}) {
+    if (api::to_string(verb) == name) return verb;
+  }
+  HASIM_ASSERT(false && "the loader checked the verb");
+  return api::Verb::get;
+}
+
+// Sets (at `at`) and clears (at `until`, if any) a condition of the named apiservers.
+void schedule_apiserver_fault(World& world, const ControlPlaneWiring& wiring,
+                              const FaultSpec& fault, TrueTime at, std::optional<TrueTime> until) {
+  using Kind = FaultSpec::Kind;
+  std::vector<std::pair<std::string, std::shared_ptr<api::ApiServerConditions>>> targets;
+  for (const std::string& node : fault.targets)
+    targets.emplace_back(node, wiring.conditions.at(node));
+  std::set<api::Verb> verbs;
+  for (const std::string& verb : fault.verbs) verbs.insert(parse_verb(verb));
+  const std::string kind(to_string(fault.kind));
+  const auto apply = [&world, targets, verbs, kind, fault](bool on) {
+    for (const auto& [node, conditions] : targets) {
+      if (fault.kind == Kind::apiserver_slow)
+        conditions->extra_latency = on ? fault.latency : Duration{};
+      if (fault.kind == Kind::apiserver_unavailable) conditions->unavailable = on;
+      if (fault.kind == Kind::apiserver_hang) {
+        conditions->hang = on;
+        conditions->hang_verbs = on ? verbs : std::set<api::Verb>{};
+      }
+      world.trace_fault(kind, node, {{"state", std::string(on ? "start" : "end")}});
+    }
+  };
+  world.at(at, [apply] { apply(true); });
+  if (until) world.at(*until, [apply] { apply(false); });
+}
+
+void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fault,
+                    const ControlPlaneWiring* wiring) {
   using Kind = FaultSpec::Kind;
   const TrueTime at{fault.at.ns};
   // The inverse fault (restart, resume, node-up, heal, ...) happens at `until`, if any.
@@ -157,6 +196,26 @@ void schedule_fault(World& world, const Scenario& scenario, const FaultSpec& fau
       });
       return;
     }
+    case Kind::terminate: {
+      const auto ids = processes();
+      const Duration grace = fault.grace;
+      world.at(at, [w, ids, grace] {
+        for (ProcessId id : ids) w->terminate(id, grace);
+      });
+      if (has_until) {
+        world.at(until, [w, ids] {
+          for (ProcessId id : ids) w->restart(id);
+        });
+      }
+      return;
+    }
+    case Kind::apiserver_slow:
+    case Kind::apiserver_hang:
+    case Kind::apiserver_unavailable:
+      HASIM_ASSERT(wiring != nullptr);  // the loader requires a control plane
+      schedule_apiserver_fault(world, *wiring, fault, at,
+                               has_until ? std::optional<TrueTime>(until) : std::nullopt);
+      return;
   }
 }
 
@@ -188,8 +247,12 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
     world->network().set_link(from, to, params);
   }
   add_heartbeat(*world, scenario);
+  std::shared_ptr<ControlPlaneWiring> wiring;
+  if (scenario.controlPlane) wiring = add_control_plane(*world, scenario);
   if (hook) hook(*world);
-  for (const FaultSpec& fault : scenario.faults) schedule_fault(*world, scenario, fault);
+  for (const FaultSpec& fault : scenario.faults) {
+    schedule_fault(*world, scenario, fault, wiring.get());
+  }
   return world;
 }
 

@@ -19,9 +19,14 @@ using namespace scenario_loader;
 constexpr std::size_t kMaxDepth = 64;  // a valid scenario nests about 6 levels deep
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
 
-constexpr std::array<std::string_view, 12> kKindNames{
-    "crash",      "restart",    "pause",     "resume", "node-down", "node-up",
-    "clock-step", "clock-rate", "partition", "heal",   "disk-loss", "drop-connections"};
+// In the order of FaultSpec::Kind.
+constexpr std::array<std::string_view, 16> kKindNames{
+    "crash",     "restart",        "pause",          "resume",
+    "node-down", "node-up",        "clock-step",     "clock-rate",
+    "partition", "heal",           "disk-loss",      "drop-connections",
+    "terminate", "apiserver-slow", "apiserver-hang", "apiserver-unavailable"};
+static_assert(kKindNames.size() ==
+              static_cast<std::size_t>(FaultSpec::Kind::apiserver_unavailable) + 1);
 
 std::string line_column(std::string_view text, std::size_t offset) {
   std::size_t line = 1;
@@ -169,7 +174,10 @@ void read_scenario(Context& c, const Json& doc) {
     if (c.duration) s.duration = *c.duration;
   }
   if (const Json* v = r.required(doc, "$", "nodes", "3")) read_nodes(c, *v, "$.nodes");
+  const Json* control_plane = JsonReader::field(doc, "controlPlane");
+  if (control_plane != nullptr) add_store_node(c);  // so links and faults may name it
   if (const Json* v = JsonReader::field(doc, "network")) read_network(c, *v, "$.network");
+  if (control_plane != nullptr) read_control_plane(c, *control_plane, "$.controlPlane");
   if (const Json* v = JsonReader::field(doc, "heartbeat")) read_heartbeat(c, *v, "$.heartbeat");
   if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
   if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
@@ -210,7 +218,7 @@ LoadResult load_scenario_text(std::string_view json_text, std::string_view /*sou
   Scenario scenario;
   try {
     const Json doc = Json::parse(json_text);
-    Context context{reader, scenario, {}, {}};
+    Context context{reader, scenario, {}, {}, false, {}};
     read_scenario(context, doc);
   } catch (const Json::exception& e) {
     reader.error("$", parse_error_message(json_text, e));
@@ -271,15 +279,23 @@ const std::vector<KeySet>& scenario_key_sets() {
     std::vector<KeySet> out{
         {"scenario",
          {"$schema", "name", "description", "seed", "duration", "nodes", "network", "heartbeat",
-          "faults", "properties"}},
+          "controlPlane", "faults", "properties"}},
         {"node", {"name", "zone", "clock"}},
         {"clock", {"offset", "drift", "rate"}},
         {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
         {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},
         {"heartbeat", {"interval", "timeout"}},
+        {"controlPlane",
+         {"nodes", "version", "access", "requestTimeout", "apiserverLatency", "watchLag",
+          "components", "kubelet"}},
+        {"components", {"kube-controller-manager", "kube-scheduler"}},
+        {"component",
+         {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
+          "clientTimeout", "workInterval"}},
+        {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
         {"fault",
          {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate", "isolate",
-          "isolateZone", "groups", "from", "to"}},
+          "isolateZone", "groups", "from", "to", "grace", "latency", "verbs"}},
         {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
         {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
         {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
@@ -293,6 +309,10 @@ const std::vector<KeySet>& scenario_key_sets() {
         {"fault:heal", {"at", "kind"}},
         {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
         {"fault:drop-connections", {"at", "kind", "node", "nodes"}},
+        {"fault:terminate", {"at", "kind", "for", "process", "grace"}},
+        {"fault:apiserver-slow", {"at", "kind", "for", "node", "nodes", "latency"}},
+        {"fault:apiserver-hang", {"at", "kind", "for", "node", "nodes", "verbs"}},
+        {"fault:apiserver-unavailable", {"at", "kind", "for", "node", "nodes"}},
     };
     for (const KeySet& set : distribution_key_sets()) out.push_back(set);
     return out;

@@ -16,6 +16,12 @@ bool takes_process(Kind k) {
          k == Kind::disk_loss;
 }
 
+// The request verbs an apiserver-hang fault can hold (models/apiserver).
+const std::vector<std::string>& verb_names() {
+  static const std::vector<std::string> names{"get", "list", "create", "update", "delete", "watch"};
+  return names;
+}
+
 std::string join_quoted(const std::vector<std::string>& words, std::string_view last_joiner) {
   std::string out;
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -43,7 +49,8 @@ std::string one_of(JsonReader& r, const Json& f, const std::string& path,
   return present.size() == 1 ? present[0] : std::string();
 }
 
-// "node", "nodes" or "process" ("node/process") into spec.targets.
+// "node", "nodes" or "process" ("node/process") into spec.targets; a terminate fault takes
+// only "process".
 void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
   JsonReader& r = c.reader;
   const std::string kind(to_string(spec.kind));
@@ -52,6 +59,11 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
   if (takes_process(spec.kind)) {
     forms.push_back("process");
     examples = "\"node\": \"n1\", \"nodes\": [\"n1\", \"n2\"] or \"process\": \"n1/heartbeat\"";
+  } else if (spec.kind == Kind::terminate) {
+    forms = {"process"};
+    examples =
+        "\"process\": \"node/process\" such as \"cp-1/kube-scheduler\" (a terminate fault "
+        "stops one process)";
   }
   const std::string form = one_of(r, f, path, forms, kind, examples);
   if (form.empty()) return;
@@ -76,6 +88,61 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
   } else if (check_node(c, node, at)) {
     spec.targets = {*text};
   }
+}
+
+// The targets of an apiserver fault: nodes that run a kube-apiserver.
+void read_apiserver_targets(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+  JsonReader& r = c.reader;
+  const std::size_t before = r.error_count();
+  read_targets(c, f, path, spec);
+  const std::string kind(to_string(spec.kind));
+  if (!c.control_plane) {
+    r.error(path, "a " + kind +
+                      " fault acts on a kube-apiserver, but the scenario has no "
+                      "\"controlPlane\", so no node runs one; add \"controlPlane\": {} (a "
+                      "control plane on every node) or remove the fault");
+    return;
+  }
+  if (r.error_count() != before || !c.control_plane_nodes) return;
+  const std::vector<std::string>& cp = *c.control_plane_nodes;
+  const bool single = JsonReader::field(f, "node") != nullptr;
+  for (std::size_t i = 0; i < spec.targets.size(); ++i) {
+    const std::string& node = spec.targets[i];
+    if (std::find(cp.begin(), cp.end(), node) != cp.end()) continue;
+    const std::string at = single ? JsonReader::key_path(path, "node")
+                                  : JsonReader::index_path(JsonReader::key_path(path, "nodes"), i);
+    std::string known;
+    for (const std::string& n : cp) known += (known.empty() ? "" : ", ") + n;
+    const std::string why = ", so it runs no kube-apiserver for a " + kind + " fault to act on";
+    r.error(at, "node \"" + node + "\" is not a control-plane node" + why + did_you_mean(node, cp) +
+                    "; the control-plane nodes are " + known +
+                    " (set them with \"nodes\" in \"controlPlane\")");
+  }
+}
+
+// "verbs": distinct request verbs; absent means every verb.
+void read_verbs(JsonReader& r, const Json& f, const std::string& path, FaultSpec& spec) {
+  const Json* v = JsonReader::field(f, "verbs");
+  if (v == nullptr) return;
+  const std::string at = JsonReader::key_path(path, "verbs");
+  const auto& names = verb_names();
+  if (v->is_array() && v->empty()) {
+    r.error(at,
+            "an empty \"verbs\" list would hang nothing; leave \"verbs\" out to hang "
+            "every request, or list some of " +
+                join_quoted(names, " and "));
+    return;
+  }
+  const auto list = r.string_list(*v, at, "verbs");
+  if (!list) return;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string& verb = (*list)[i];
+    if (std::find(names.begin(), names.end(), verb) != names.end()) continue;
+    r.error(JsonReader::index_path(at, i), "unknown verb \"" + verb + "\"" +
+                                               did_you_mean(verb, names) + "; the verbs are " +
+                                               join_quoted(names, " and "));
+  }
+  spec.verbs = *list;
 }
 
 // A partition that leaves nobody on the other side cuts nothing: almost surely a mistake.
@@ -226,6 +293,29 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
       }
       break;
     }
+    case Kind::terminate:
+      read_targets(c, f, path, spec);
+      if (const Json* v = JsonReader::field(f, "grace")) {
+        const auto grace =
+            r.duration(*v, JsonReader::key_path(path, "grace"), DurationSign::non_negative);
+        if (grace) spec.grace = *grace;
+      }
+      break;
+    case Kind::apiserver_slow:
+      read_apiserver_targets(c, f, path, spec);
+      if (const Json* v = r.required(f, path, "latency", "\"500ms\"")) {
+        const auto latency =
+            r.duration(*v, JsonReader::key_path(path, "latency"), DurationSign::positive);
+        if (latency) spec.latency = *latency;
+      }
+      break;
+    case Kind::apiserver_hang:
+      read_apiserver_targets(c, f, path, spec);
+      read_verbs(r, f, path, spec);
+      break;
+    case Kind::apiserver_unavailable:
+      read_apiserver_targets(c, f, path, spec);
+      break;
     default:
       read_targets(c, f, path, spec);
       break;

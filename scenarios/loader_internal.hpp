@@ -24,6 +24,9 @@ struct Context {
   Scenario& scenario;
   NodeTable nodes;
   std::optional<Duration> duration;  // the run's length, if valid
+  bool control_plane = false;        // the scenario has a "controlPlane" section
+  // Its nodes, when they were read without error (so fault targets can be checked).
+  std::optional<std::vector<std::string>> control_plane_nodes;
 };
 
 // Reports `name` unless it is a valid name; `what` says whose ("the scenario name").
@@ -44,6 +47,12 @@ std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const s
 // "nodes": fills c.scenario.nodes and c.nodes.
 void read_nodes(Context& c, const Json& value, const std::string& path);
 void read_network(Context& c, const Json& value, const std::string& path);
+// Adds the store's node kStoreNode ("etcd") to c.scenario.nodes and c.nodes unless a node has
+// that name; a scenario with a control plane has it. Idempotent.
+void add_store_node(Context& c);
+// "controlPlane": fills c.scenario.controlPlane and c.control_plane*, and adds the store's
+// node. Read after "nodes" and before "faults".
+void read_control_plane(Context& c, const Json& value, const std::string& path);
 void read_faults(Context& c, const Json& value, const std::string& path);
 
 }  // namespace hasim::scenario_loader

@@ -46,6 +46,47 @@ struct HeartbeatSpec {
   Duration timeout = seconds(3);  // suspect a peer not heard from for this long (local time)
 };
 
+// Leader election settings of one control-plane component (client-go LeaderElectionConfig
+// plus how the component wires it).
+struct ElectionSpec {
+  Duration leaseDuration = seconds(15);
+  Duration renewDeadline = seconds(10);
+  Duration retryPeriod = seconds(2);
+  bool releaseOnCancel = false;  // kube-scheduler: true; kube-controller-manager: false
+  std::string lock = "leases";   // leases, endpoints, configmaps, endpointsleases, configmapsleases
+  std::optional<Duration> clientTimeout;  // default max(1s, renewDeadline/2)
+  Duration workInterval = seconds(1);     // how often the leader writes; 0: never
+};
+
+// The kubelet's restart back-off for control-plane static pods (CrashLoopBackOff).
+struct KubeletSpec {
+  bool restart = true;  // restart containers that exit or crash
+  Duration backoff = seconds(10);
+  Duration maxBackoff = minutes(5);
+  Duration resetAfter = minutes(10);
+};
+
+inline ElectionSpec scheduler_defaults() {
+  ElectionSpec spec;
+  spec.releaseOnCancel = true;
+  return spec;
+}
+
+// Control-plane nodes, each running kube-apiserver, kube-controller-manager and
+// kube-scheduler, over one ideal linearizable store (an external etcd on node "etcd").
+struct ControlPlaneSpec {
+  std::vector<std::string> nodes;  // default: every node but "etcd"
+  std::string version = "1.31.0";
+  bool loadBalancer = false;              // components reach apiservers through a load balancer
+  Duration requestTimeout = seconds(60);  // kube-apiserver --request-timeout
+  DurationDistribution apiserverLatency = DurationDistribution::constant(Duration{});
+  DurationDistribution watchLag = DurationDistribution::constant(Duration{});
+  ElectionSpec controllerManager;                 // "kube-controller-manager"
+  ElectionSpec scheduler = scheduler_defaults();  // "kube-scheduler" sets ReleaseOnCancel
+  KubeletSpec kubelet;
+};
+inline constexpr std::string_view kStoreNode = "etcd";
+
 struct FaultSpec {
   enum class Kind {
     crash,
@@ -59,7 +100,11 @@ struct FaultSpec {
     partition,
     heal,
     disk_loss,
-    drop_connections
+    drop_connections,
+    terminate,             // SIGTERM to a process, killed after `grace`
+    apiserver_slow,        // the node's kube-apiserver adds `latency` to each request
+    apiserver_hang,        // ... gives no answer to `verbs` until its request timeout
+    apiserver_unavailable  // ... answers 503 to everything
   };
   enum class PartitionMode { isolate, groups, oneway };
 
@@ -77,6 +122,12 @@ struct FaultSpec {
   std::vector<std::vector<std::string>> groups;  // groups: cut between every pair of groups
   std::vector<std::string> from;                 // oneway: from -> to cut
   std::vector<std::string> to;
+  // terminate
+  Duration grace = seconds(30);
+  // apiserver_slow
+  Duration latency{};
+  // apiserver_hang: "get", "list", "create", "update", "delete", "watch"; empty: all
+  std::vector<std::string> verbs;
 };
 
 struct Scenario {
@@ -87,6 +138,7 @@ struct Scenario {
   std::vector<NodeSpec> nodes;
   NetworkSpec network;
   std::optional<HeartbeatSpec> heartbeat;
+  std::optional<ControlPlaneSpec> controlPlane;
   std::vector<FaultSpec> faults;        // in file order; the kernel orders by (at, index)
   std::vector<std::string> properties;  // e.g. "detect-crash:10s"
 };

@@ -66,6 +66,9 @@ class Env {
   virtual bool cancel_timer(TimerId timer) = 0;
   virtual DurableStore& durable() = 0;
   virtual void trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
+  // The process ends itself (os.Exit): once the current callback returns its volatile state
+  // is destroyed exactly as by a crash, and whoever supervises it (a kubelet) is told.
+  virtual void exit(int code) = 0;
 };
 
 class Process {
@@ -74,6 +77,9 @@ class Process {
   virtual void on_start(Env& env) = 0;
   virtual void on_message(Env& env, ProcessId from, const Message& message) = 0;
   virtual void on_timer(Env& env, TimerId timer, std::uint64_t tag) = 0;
+  // SIGTERM: a graceful stop was requested. The default exits at once; a model that shuts
+  // down gracefully (cancels its context, releases a lease) overrides it and exits later.
+  virtual void on_terminate(Env& env) { env.exit(0); }
 };
 
 }  // namespace hasim

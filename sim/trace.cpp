@@ -1,5 +1,6 @@
 #include "sim/trace.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 
 #include "sim/assert.hpp"
@@ -28,8 +29,20 @@ std::int64_t TraceEvent::int_field(std::string_view key, std::int64_t fallback) 
 }
 
 void TraceHash::add_line(std::string_view line) {
-  for (unsigned char c : line) {
-    hash_ ^= c;
+  // FNV-1a over little-endian 64-bit words, then the remaining bytes one at a time: eight
+  // times fewer multiplications than byte-wise FNV-1a (hashing is on every event's path),
+  // and still a bijection per step, so any change in one word changes the hash.
+  std::size_t i = 0;
+  for (; i + 8 <= line.size(); i += 8) {
+    std::uint64_t word = 0;
+    for (std::size_t b = 0; b < 8; ++b) {
+      word |= static_cast<std::uint64_t>(static_cast<unsigned char>(line[i + b])) << (8 * b);
+    }
+    hash_ ^= word;
+    hash_ *= 0x100000001b3ULL;
+  }
+  for (; i < line.size(); ++i) {
+    hash_ ^= static_cast<unsigned char>(line[i]);
     hash_ *= 0x100000001b3ULL;
   }
   hash_ ^= '\n';
@@ -40,6 +53,15 @@ void TraceHash::add_line(std::string_view line) {
 
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
+  // Names and identities rarely need escaping: copy clean text in one go.
+  const bool clean = std::all_of(text.begin(), text.end(), [](char c) {
+    return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
+  });
+  if (clean) {
+    out.append(text);
+    out.push_back('"');
+    return;
+  }
   for (char c : text) {
     switch (c) {
       case '"':

@@ -50,6 +50,11 @@ class World::ProcessEnv final : public Env {
     check_active();
     world_.trace_process(id_, kind, fields);
   }
+  void exit(int code) override {
+    check_active();
+    auto& slot = world_.processes_[id_];
+    if (!slot.exit_code.has_value()) slot.exit_code = code;
+  }
 
  private:
   const ProcessSlot& slot() const { return world_.processes_[id_]; }
@@ -119,6 +124,34 @@ void World::invoke(ProcessId process, Callback&& callback) {
   active_ = process;
   callback(*slot.model, *slot.env);
   active_.reset();
+  if (slot.exit_code.has_value()) finish_exit(process);
+}
+
+void World::terminate(ProcessId process, Duration grace) {
+  ProcessSlot& slot = processes_.at(process);
+  if (slot.state == ProcessState::stopped) return;
+  if (slot.terminating) return;  // a second SIGTERM changes nothing
+  slot.terminating = true;
+  trace_process(process, "terminate", {{"grace_ns", grace.ns}});
+  const std::uint64_t incarnation = slot.incarnation;
+  at(now() + grace, [this, process, incarnation] {
+    const ProcessSlot& current = processes_[process];
+    if (current.incarnation == incarnation && current.state != ProcessState::stopped) {
+      crash(process, "grace-period");
+    }
+  });
+  // A paused process cannot run its handler; the grace period still kills it.
+  if (slot.state != ProcessState::running) return;
+  invoke(process, [](Process& model, Env& env) { model.on_terminate(env); });
+}
+
+void World::finish_exit(ProcessId process) {
+  ProcessSlot& slot = processes_[process];
+  const int code = *slot.exit_code;
+  const bool terminated = slot.terminating;
+  stop(process);
+  trace_process(process, "exit", {{"code", static_cast<std::int64_t>(code)}});
+  if (stop_handler_) stop_handler_(process, terminated ? "terminated" : "exit", code);
 }
 
 RunStats World::run_until(TrueTime end) {
@@ -240,6 +273,14 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
     if (i > 0) trace_world("duplicate", nodes_[flight.from_node].name, flight_fields(flight));
     scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
   }
+}
+
+void World::post(ProcessId to, Message message) {
+  HASIM_ASSERT(to < processes_.size());
+  const NodeId node = processes_[to].node;
+  Flight flight{
+      to, to, node, node, Transport::stream, network_.connection_epoch(to, to), std::move(message)};
+  scheduler_.schedule(now(), kDeliver, to, network_.store(std::move(flight)));
 }
 
 void World::deliver(std::uint64_t flight_index) {

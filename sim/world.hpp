@@ -24,6 +24,11 @@
 namespace hasim {
 
 using ProcessFactory = std::function<std::unique_ptr<Process>()>;
+// Told when a process stops on its own (`how` = "exit", with its code), is killed by a
+// crash fault (`how` = "crash"), or stops after terminate() (`how` = "terminated"); not for
+// node-down or disk-loss, which take the supervisor (the node's kubelet) down too. Called
+// outside any model callback.
+using StopHandler = std::function<void(ProcessId process, std::string_view how, int code)>;
 
 struct NodeSetup {
   std::string name;
@@ -81,6 +86,18 @@ class World {
   void heal_all();
   void disk_loss(NodeId node);
   void drop_connections(NodeId node);
+  // SIGTERM: the model's on_terminate runs; if it is still running after `grace`, it is
+  // killed (SIGKILL, traced as a crash with reason "grace-period").
+  void terminate(ProcessId process, Duration grace);
+  void set_stop_handler(StopHandler handler) { stop_handler_ = std::move(handler); }
+  // Delivers `message` to `to` at this instant as if sent by itself, for infrastructure the
+  // builder wires outside any process (an ideal store waking its watchers). Lost if `to` is
+  // not running when it arrives.
+  void post(ProcessId to, Message message);
+  // Traces a fault that a builder applies to model-level state (e.g. a slow apiserver).
+  void trace_fault(std::string_view kind, std::string_view node, std::vector<TraceField> fields) {
+    trace_world(kind, node, std::move(fields));
+  }
 
   // Read-only views (properties, builders, tests).
   TrueTime now() const { return scheduler_.now(); }
@@ -128,6 +145,8 @@ class World {
     std::deque<HeldInput> held;
     DurableStore durable;
     std::optional<Rng> rng;
+    std::optional<int> exit_code;  // set by Env::exit; acted on when the callback returns
+    bool terminating = false;      // terminate() was called for this incarnation
   };
   struct NodeSlot {
     std::string name;
@@ -143,6 +162,8 @@ class World {
   void deliver(std::uint64_t flight_index);
   void start(ProcessId process);
   void deliver_held(ProcessId process);
+  void stop(ProcessId process);  // drops volatile state; shared by crash and exit
+  void finish_exit(ProcessId process);
   // Env services.
   void send(ProcessId from, ProcessId to, Message message, Transport transport);
   TimerId set_timer(ProcessId process, Duration after, std::uint64_t tag);
@@ -167,6 +188,7 @@ class World {
   std::vector<std::function<void()>> actions_;
   TimerId next_timer_id_ = 1;
   std::optional<ProcessId> active_;
+  StopHandler stop_handler_;
   bool started_ = false;
 };
 

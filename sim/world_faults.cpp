@@ -15,8 +15,19 @@ std::string describe_cut(const std::vector<DirectedEdge>& cut, const World& worl
 }  // namespace
 
 void World::crash(ProcessId process, std::string_view reason) {
+  if (processes_.at(process).state == ProcessState::stopped) return;
+  const bool terminated = processes_[process].terminating;
+  stop(process);
+  trace_process(process, "crash", {{"reason", std::string(reason)}});
+  const bool supervisor_survives = reason != "node-down" && reason != "disk-loss";
+  if (supervisor_survives && stop_handler_) {
+    stop_handler_(process, terminated ? "terminated" : "crash", -1);
+  }
+}
+
+void World::stop(ProcessId process) {
   ProcessSlot& slot = processes_.at(process);
-  if (slot.state == ProcessState::stopped) return;
+  HASIM_ASSERT(slot.state != ProcessState::stopped);
   HASIM_ASSERT(!active_.has_value());
   for (auto& [id, timer] : slot.timers) {
     if (timer.event.valid()) HASIM_ASSERT(scheduler_.cancel(timer.event));
@@ -26,10 +37,11 @@ void World::crash(ProcessId process, std::string_view reason) {
   slot.model.reset();  // volatile state is gone; durable state stays in slot.durable
   slot.rng.reset();
   slot.state = ProcessState::stopped;
+  slot.exit_code.reset();
+  slot.terminating = false;
   for (const auto& [a, b] : network_.open_connections()) {
     if (a == process || b == process) network_.drop_connection(a, b);
   }
-  trace_process(process, "crash", {{"reason", std::string(reason)}});
 }
 
 void World::restart(ProcessId process) { start(process); }

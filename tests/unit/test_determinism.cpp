@@ -95,8 +95,8 @@ TEST_CASE("the example scenarios keep their recorded trace hashes", "[determinis
   // longer reproducible across hasim versions: if a model or the kernel changed on purpose,
   // update the hash and say so in the change; otherwise something leaked nondeterminism.
   const std::vector<std::pair<std::string, std::string>> golden{
-      {"demo-heartbeat.json", "4ec3dc6d6ebcce8d"},
-      {"demo-fast-clock.json", "dbe3f5d70d2d91fd"},
+      {"demo-heartbeat.json", "f48ebcaa9bffde94"},
+      {"demo-fast-clock.json", "7bb2048bd426cee9"},
   };
   for (const auto& [file, hash] : golden) {
     LoadResult load =

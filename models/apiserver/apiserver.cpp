@@ -1,0 +1,197 @@
+#include "models/apiserver/apiserver.hpp"
+
+#include "models/apiserver/ideal_store.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::api {
+namespace {
+// Timer tags: what the timer is for in the top byte, the pending request's key below.
+constexpr std::uint64_t kExecute = 1ULL << 56;
+constexpr std::uint64_t kTimeout = 2ULL << 56;
+constexpr std::uint64_t kForward = 3ULL << 56;
+constexpr std::uint64_t kKindMask = 0xffULL << 56;
+}  // namespace
+
+ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
+  HASIM_ASSERT(config_.store != nullptr);
+  HASIM_ASSERT(config_.conditions != nullptr);
+  HASIM_ASSERT(config_.request_timeout.ns > 0);
+}
+
+void ApiServer::on_start(Env& env) { env.trace("apiserver-start", {}); }
+
+void ApiServer::on_message(Env& env, ProcessId from, const Message& message) {
+  if (dynamic_cast<const StoreNotify*>(message.get()) != nullptr) return pull_events(env);
+  auto request = std::dynamic_pointer_cast<const Request>(message);
+  HASIM_ASSERT(request != nullptr);
+  receive(env, from, std::move(request));
+}
+
+void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Request> request) {
+  const ApiServerConditions& conditions = *config_.conditions;
+  if (conditions.unavailable) return reply(env, client, request->id, Status::unavailable);
+  const std::uint64_t key = next_key_++;
+  HASIM_ASSERT(key < kExecute);
+  const Verb verb = request->verb;
+  Pending& pending = pending_[key];
+  pending.client = client;
+  pending.request = std::move(request);
+  // The server-side timeout filter answers 504 if the handler has not finished in time.
+  pending.timeout = env.set_timer(config_.request_timeout, kTimeout | key);
+  if (conditions.hangs(verb)) return;  // the kubernetes#44887 pattern: no answer until 504
+  Duration delay = conditions.extra_latency;
+  if (config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
+  if (delay.ns == 0) return execute(env, key);
+  env.set_timer(delay, kExecute | key);
+}
+
+void ApiServer::execute(Env& env, std::uint64_t key) {
+  const auto it = pending_.find(key);
+  if (it == pending_.end()) return;  // timed out while waiting
+  it->second.executing = true;
+  const Request& request = *it->second.request;
+  const ProcessId self = env.self();
+  auto done = [this, &env, key](const StoreResult& result) { answer(env, key, result); };
+  switch (request.verb) {
+    case Verb::get:
+      return config_.store->get(self, request.key, done);
+    case Verb::list:
+      return config_.store->list(self, request.key.kind, request.key.namespace_, done);
+    case Verb::create:
+      return config_.store->create(self, *request.object, done);
+    case Verb::update:
+      return config_.store->update(self, *request.object, done);
+    case Verb::delete_:
+      return config_.store->remove(self, request.key, done);
+    case Verb::watch:
+      return open_watch(env, key);
+  }
+}
+
+void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
+  const auto it = pending_.find(key);
+  if (it == pending_.end()) return;  // the request timeout answered 504 first
+  const Pending pending = it->second;
+  pending_.erase(it);
+  env.cancel_timer(pending.timeout);
+  const Request& request = *pending.request;
+  if (is_write(request.verb) && is_success(result.status)) {
+    // Properties use this to tell whether a client could still change cluster state.
+    env.trace("write", {{"user", request.user},
+                        {"verb", std::string(to_string(request.verb))},
+                        {"object", describe(request.key)},
+                        {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
+  }
+  reply(env, pending.client, request.id, result.status, result.object, result.items,
+        result.revision);
+}
+
+void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
+  const std::uint64_t key = tag & ~kKindMask;
+  switch (tag & kKindMask) {
+    case kExecute:
+      return execute(env, key);
+    case kForward:
+      forward_timer_.reset();
+      return forward_due(env);
+    case kTimeout: {
+      const auto it = pending_.find(key);
+      HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
+      const Pending pending = it->second;
+      pending_.erase(it);
+      // A store operation already under way may still commit: the client sees 504 for a
+      // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
+      reply(env, pending.client, pending.request->id, Status::timeout);
+      return;
+    }
+    default:
+      HASIM_ASSERT(false && "unknown apiserver timer");
+  }
+}
+
+void ApiServer::reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object,
+                      std::vector<ObjectPtr> items, std::uint64_t revision) {
+  auto response = std::make_shared<Response>();
+  response->id = id;
+  response->status = status;
+  response->object = std::move(object);
+  response->items = std::move(items);
+  response->resourceVersion = revision;
+  env.send(client, std::move(response));
+}
+
+// Watch: a client lists first, then watches from the list's resourceVersion; events after it
+// reach the client from this instance's watch cache, which trails the store by watch_lag.
+void ApiServer::open_watch(Env& env, std::uint64_t key) {
+  const auto it = pending_.find(key);
+  HASIM_ASSERT(it != pending_.end());
+  const Pending pending = it->second;
+  pending_.erase(it);
+  env.cancel_timer(pending.timeout);
+  const Request& request = *pending.request;
+  if (!subscribed_) {
+    subscribed_ = true;
+    seen_revision_ = config_.store->revision();
+    config_.store->subscribe(env.self());
+  }
+  std::vector<StoreEvent> backlog;
+  const std::uint64_t from =
+      request.resourceVersion == 0 ? seen_revision_ : request.resourceVersion;
+  if (!config_.store->events_after(from, backlog)) {
+    return reply(env, pending.client, request.id, Status::gone);
+  }
+  watchers_.push_back(
+      Watcher{pending.client, request.id, request.key.kind, request.key.namespace_, from});
+  reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
+  // Events between `from` and what the cache has seen are already due; later ones follow.
+  for (StoreEvent& event : backlog) {
+    if (event.revision <= seen_revision_) {
+      outgoing_.push_back(Outgoing{env.monotonic_now(), std::move(event)});
+    }
+  }
+  forward_due(env);
+}
+
+void ApiServer::pull_events(Env& env) {
+  std::vector<StoreEvent> events;
+  if (!config_.store->events_after(seen_revision_, events)) {
+    // The cache fell behind the store's history: watchers must re-list (410 Gone).
+    for (const Watcher& watcher : watchers_)
+      reply(env, watcher.client, watcher.watch, Status::gone);
+    watchers_.clear();
+    seen_revision_ = config_.store->revision();
+    return;
+  }
+  if (events.empty()) return;
+  seen_revision_ = events.back().revision;
+  const Duration lag = config_.watch_lag ? config_.watch_lag(env.rng()) : Duration{};
+  LocalTime due = env.monotonic_now() + lag;
+  // Watch order is revision order even when lags are drawn independently.
+  if (!outgoing_.empty() && outgoing_.back().due > due) due = outgoing_.back().due;
+  for (StoreEvent& event : events) outgoing_.push_back(Outgoing{due, std::move(event)});
+  forward_due(env);
+}
+
+void ApiServer::forward_due(Env& env) {
+  const LocalTime now = env.monotonic_now();
+  while (!outgoing_.empty() && outgoing_.front().due <= now) {
+    const StoreEvent& event = outgoing_.front().event;
+    for (Watcher& watcher : watchers_) {
+      const ObjectKey& key = event.object->key;
+      if (key.kind != watcher.kind || event.revision <= watcher.after) continue;
+      if (!watcher.namespace_.empty() && key.namespace_ != watcher.namespace_) continue;
+      watcher.after = event.revision;
+      auto message = std::make_shared<WatchEvent>();
+      message->watch = watcher.watch;
+      message->event = event.type;
+      message->object = event.object;
+      env.send(watcher.client, std::move(message));
+    }
+    outgoing_.pop_front();
+  }
+  if (!outgoing_.empty() && !forward_timer_.has_value()) {
+    forward_timer_ = env.set_timer(outgoing_.front().due - now, kForward);
+  }
+}
+
+}  // namespace hasim::api

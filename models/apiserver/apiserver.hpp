@@ -1,0 +1,85 @@
+#pragma once
+// kube-apiserver, as the control-plane components see it: Get / List / Create / Update /
+// Delete / Watch against a Store, optimistic concurrency on resourceVersion (409 Conflict),
+// a server-side request timeout (--request-timeout, 60s by default) and a watch cache that
+// forwards store events to watchers after a per-instance lag. Faults that make it slow, hang
+// requests or refuse them (503) live in ApiServerConditions, which the scenario builder
+// toggles; they survive a restart of the process, as a sick host or etcd would.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "models/apiserver/messages.hpp"
+#include "models/apiserver/store.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::api {
+
+struct ApiServerConditions {
+  Duration extra_latency{};   // "apiserver-slow": added before each request is executed
+  bool unavailable = false;   // "apiserver-unavailable": every request gets 503 at once
+  bool hang = false;          // "apiserver-hang": matching requests get no answer ...
+  std::set<Verb> hang_verbs;  // ... (all verbs if empty) until the request timeout: 504
+  bool hangs(Verb verb) const { return hang && (hang_verbs.empty() || hang_verbs.contains(verb)); }
+};
+
+struct ApiServerConfig {
+  std::shared_ptr<Store> store;
+  std::shared_ptr<const ApiServerConditions> conditions;
+  Duration request_timeout = seconds(60);
+  // Sampled per request / per batch of watch events from the process's random stream.
+  std::function<Duration(Rng&)> processing_latency;
+  std::function<Duration(Rng&)> watch_lag;
+};
+
+class ApiServer final : public Process {
+ public:
+  explicit ApiServer(ApiServerConfig config);
+  void on_start(Env& env) override;
+  void on_message(Env& env, ProcessId from, const Message& message) override;
+  void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
+
+ private:
+  struct Pending {
+    ProcessId client = 0;
+    std::shared_ptr<const Request> request;
+    TimerId timeout = 0;
+    bool executing = false;  // the store has it; the store's answer or the timeout wins
+  };
+  struct Watcher {
+    ProcessId client = 0;
+    std::uint64_t watch = 0;  // the client's watch request id
+    Kind kind = Kind::lease;
+    std::string namespace_;
+    std::uint64_t after = 0;  // last revision sent
+  };
+  struct Outgoing {
+    LocalTime due;  // local monotonic time the watch cache releases it
+    StoreEvent event;
+  };
+
+  void receive(Env& env, ProcessId client, std::shared_ptr<const Request> request);
+  void execute(Env& env, std::uint64_t key);
+  void answer(Env& env, std::uint64_t key, const StoreResult& result);
+  void reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object = {},
+             std::vector<ObjectPtr> items = {}, std::uint64_t revision = 0);
+  void open_watch(Env& env, std::uint64_t key);
+  void pull_events(Env& env);
+  void forward_due(Env& env);
+
+  ApiServerConfig config_;
+  std::uint64_t next_key_ = 1;
+  std::map<std::uint64_t, Pending> pending_;  // by local key
+  std::vector<Watcher> watchers_;
+  bool subscribed_ = false;
+  std::uint64_t seen_revision_ = 0;
+  std::deque<Outgoing> outgoing_;
+  std::optional<TimerId> forward_timer_;
+};
+
+}  // namespace hasim::api

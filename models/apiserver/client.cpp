@@ -1,0 +1,107 @@
+#include "models/apiserver/client.hpp"
+
+#include "sim/assert.hpp"
+
+namespace hasim::api {
+
+ApiClient::ApiClient(ApiClientConfig config) : config_(std::move(config)) {
+  HASIM_ASSERT(!config_.apiservers.empty());
+  HASIM_ASSERT((config_.timer_tag & ~kTagMask) == 0);
+}
+
+ProcessId ApiClient::endpoint(Env& env) {
+  if (!chosen_.has_value()) {
+    chosen_ = config_.load_balanced ? env.rng().below(config_.apiservers.size()) : 0;
+  }
+  return env.process(config_.apiservers[*chosen_]);
+}
+
+void ApiClient::request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,
+                        Callback done) {
+  auto request = std::make_shared<Request>();
+  request->verb = verb;
+  request->key = std::move(key);
+  request->object = std::move(object);
+  send(env, context, std::move(request), std::move(done));
+}
+
+void ApiClient::watch(Env& env, ContextId context, Kind kind, std::string namespace_,
+                      std::uint64_t resourceVersion, Callback done, WatchHandler events) {
+  auto request = std::make_shared<Request>();
+  request->verb = Verb::watch;
+  request->key = ObjectKey{kind, std::move(namespace_), {}};
+  request->resourceVersion = resourceVersion;
+  watches_[next_id_] = std::move(events);
+  send(env, context, std::move(request), std::move(done));
+}
+
+void ApiClient::send(Env& env, ContextId context, std::shared_ptr<Request> request, Callback done) {
+  const std::uint64_t id = next_id_++;
+  HASIM_ASSERT(id < (1ULL << 56));
+  request->id = id;
+  request->user = config_.user;
+  Pending pending{context, std::nullopt, std::move(done)};
+  if (config_.timeout.ns > 0)
+    pending.timeout = env.set_timer(config_.timeout, config_.timer_tag | id);
+  pending_.emplace(id, std::move(pending));
+  env.send(endpoint(env), std::move(request));
+}
+
+void ApiClient::complete(Env& env, std::uint64_t id, const Response& response) {
+  const auto it = pending_.find(id);
+  if (it == pending_.end()) return;  // answered after its timeout or cancellation
+  Pending pending = std::move(it->second);
+  pending_.erase(it);
+  if (pending.timeout.has_value()) env.cancel_timer(*pending.timeout);
+  const Status status = response.status;
+  if (status == Status::client_timeout || status == Status::unavailable ||
+      status == Status::timeout) {
+    // The load balancer's connection is suspect: the next request may go elsewhere.
+    if (config_.load_balanced) chosen_.reset();
+    watches_.erase(id);
+  }
+  pending.done(env, response);
+}
+
+void ApiClient::cancel(Env& env, ContextId context) {
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, pending] : pending_) {
+    if (pending.context == context) ids.push_back(id);
+  }
+  for (std::uint64_t id : ids) {
+    Response canceled;
+    canceled.id = id;
+    canceled.status = Status::context_canceled;
+    watches_.erase(id);
+    complete(env, id, canceled);
+  }
+}
+
+bool ApiClient::on_message(Env& env, const Message& message) {
+  if (const auto* response = dynamic_cast<const Response*>(message.get())) {
+    if (response->status == Status::gone) watches_.erase(response->id);
+    complete(env, response->id, *response);
+    return true;
+  }
+  if (const auto* event = dynamic_cast<const WatchEvent*>(message.get())) {
+    const auto it = watches_.find(event->watch);
+    if (it != watches_.end()) it->second(env, *event);
+    return true;
+  }
+  return false;
+}
+
+bool ApiClient::on_timer(Env& env, std::uint64_t tag) {
+  if ((tag & kTagMask) != config_.timer_tag) return false;
+  const std::uint64_t id = tag & ~kTagMask;
+  const auto it = pending_.find(id);
+  HASIM_ASSERT(it != pending_.end());  // completion cancels the timer
+  it->second.timeout.reset();          // it has fired
+  Response timed_out;
+  timed_out.id = id;
+  timed_out.status = Status::client_timeout;
+  complete(env, id, timed_out);
+  return true;
+}
+
+}  // namespace hasim::api

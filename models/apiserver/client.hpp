@@ -1,0 +1,86 @@
+#pragma once
+// The client half of client-go's REST client, embedded in a component process: it sends
+// requests to one kube-apiserver (the node's own, or one chosen by a load balancer), applies
+// the http.Client timeout (NewFromKubeconfig sets max(1s, renewDeadline/2) for leader
+// election), and cancels requests whose context ends. The owning process routes its
+// messages and timers here.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/apiserver/messages.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::api {
+
+struct ApiClientConfig {
+  std::vector<std::string> apiservers;  // "node/kube-apiserver" names
+  // false: always the first apiserver (the node-local one). true: a load balancer picks one
+  // at random per connection and keeps it until a request fails or times out, as an HTTP/2
+  // connection stays on one backend (kubernetes#125530).
+  bool load_balanced = false;
+  Duration timeout{};           // http.Client.Timeout; zero means none
+  std::string user;             // identity for traces
+  std::uint64_t timer_tag = 0;  // the owner's tag space for this client: tag | request id
+};
+
+using ContextId = std::uint64_t;
+
+// What a lock or controller needs from a REST client; tests implement it with scripted
+// reactors, as client-go's tests use a fake clientset.
+class ApiTransport {
+ public:
+  using Callback = std::function<void(Env&, const Response&)>;
+  virtual ~ApiTransport() = default;
+  // A context that cancel() can end (context.Context); requests belong to one.
+  virtual ContextId new_context() = 0;
+  virtual void request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,
+                       Callback done) = 0;
+  // Every pending request of `context` completes now with Status::context_canceled.
+  virtual void cancel(Env& env, ContextId context) = 0;
+};
+
+class ApiClient final : public ApiTransport {
+ public:
+  using WatchHandler = std::function<void(Env&, const WatchEvent&)>;
+  static constexpr std::uint64_t kTagMask = 0xffULL << 56;
+
+  explicit ApiClient(ApiClientConfig config);
+
+  ContextId new_context() override { return next_context_++; }
+  void request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,
+               Callback done) override;
+  void cancel(Env& env, ContextId context) override;
+  // Opens a watch; `done` gets the initial answer, `events` every event after it.
+  void watch(Env& env, ContextId context, Kind kind, std::string namespace_,
+             std::uint64_t resourceVersion, Callback done, WatchHandler events);
+
+  // Routing from the owner: true if the input was this client's.
+  bool on_message(Env& env, const Message& message);
+  bool on_timer(Env& env, std::uint64_t tag);
+
+  const ApiClientConfig& config() const { return config_; }
+  std::size_t pending() const { return pending_.size(); }
+
+ private:
+  struct Pending {
+    ContextId context = 0;
+    std::optional<TimerId> timeout;
+    Callback done;
+  };
+  ProcessId endpoint(Env& env);
+  void complete(Env& env, std::uint64_t id, const Response& response);
+  void send(Env& env, ContextId context, std::shared_ptr<Request> request, Callback done);
+
+  ApiClientConfig config_;
+  std::uint64_t next_id_ = 1;
+  ContextId next_context_ = 1;
+  std::optional<std::size_t> chosen_;  // index into apiservers
+  std::map<std::uint64_t, Pending> pending_;
+  std::map<std::uint64_t, WatchHandler> watches_;
+};
+
+}  // namespace hasim::api

@@ -1,0 +1,51 @@
+#include "models/apiserver/object.hpp"
+
+namespace hasim::api {
+
+std::string_view to_string(Kind kind) {
+  switch (kind) {
+    case Kind::lease:
+      return "Lease";
+    case Kind::endpoints:
+      return "Endpoints";
+    case Kind::config_map:
+      return "ConfigMap";
+  }
+  return "?";
+}
+
+std::string describe(const ObjectKey& key) {
+  return std::string(to_string(key.kind)) + " " + key.namespace_ + "/" + key.name;
+}
+
+bool is_success(Status status) { return status == Status::ok || status == Status::created; }
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::ok:
+      return "200 OK";
+    case Status::created:
+      return "201 Created";
+    case Status::not_found:
+      return "404 NotFound";
+    case Status::conflict:
+      return "409 Conflict";
+    case Status::already_exists:
+      return "409 AlreadyExists";
+    case Status::gone:
+      return "410 Gone";
+    case Status::unavailable:
+      return "503 ServiceUnavailable";
+    case Status::timeout:
+      return "504 Timeout";
+    case Status::client_timeout:
+      return "client timeout";
+    case Status::context_canceled:
+      return "context canceled";
+    case Status::not_initialized:
+      return "not initialized";
+  }
+  return "?";
+}
+
+}  // namespace hasim::api

@@ -1,0 +1,72 @@
+#pragma once
+// API objects as kube-apiserver stores them: metadata with a resourceVersion (the only
+// mutual-exclusion mechanism Kubernetes offers, a compare-and-swap on it) and the specs the
+// control-plane components use today: coordination.k8s.io/v1 Lease, and Endpoints /
+// ConfigMap carrying annotations (the legacy leader-election lock) or data.
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/time.hpp"
+
+namespace hasim::api {
+
+enum class Kind : std::uint8_t { lease, endpoints, config_map };
+std::string_view to_string(Kind kind);
+
+struct ObjectKey {
+  Kind kind = Kind::lease;
+  std::string namespace_;
+  std::string name;
+  auto operator<=>(const ObjectKey&) const = default;
+  bool operator==(const ObjectKey&) const = default;
+};
+// "Lease kube-system/kube-scheduler"
+std::string describe(const ObjectKey& key);
+
+// coordination.k8s.io/v1 LeaseSpec. Every field is optional (a pointer in Go); times are the
+// writer's wall clock (MicroTime), never compared by the apiserver.
+struct LeaseSpec {
+  std::optional<std::string> holderIdentity;
+  std::optional<std::int32_t> leaseDurationSeconds;
+  std::optional<LocalTime> acquireTime;
+  std::optional<LocalTime> renewTime;
+  std::optional<std::int32_t> leaseTransitions;
+  std::optional<std::string> strategy;         // CoordinatedLeaseStrategy (KEP-4355)
+  std::optional<std::string> preferredHolder;  // set by the CLE controller: "end of term"
+  bool operator==(const LeaseSpec&) const = default;
+};
+
+struct Object {
+  ObjectKey key;
+  std::uint64_t resourceVersion = 0;  // 0 in a request: no precondition (create)
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  LeaseSpec lease;                          // kind lease
+  std::map<std::string, std::string> data;  // kind config_map
+};
+using ObjectPtr = std::shared_ptr<const Object>;
+
+// HTTP status codes the clients here distinguish, with the reason a Go client tests for
+// (errors.IsNotFound, IsConflict, IsAlreadyExists, IsTimeout).
+enum class Status : std::uint8_t {
+  ok,                // 200
+  created,           // 201
+  not_found,         // 404
+  conflict,          // 409 Conflict: stale resourceVersion, "the object has been modified"
+  already_exists,    // 409 AlreadyExists
+  gone,              // 410: a watch's resourceVersion is older than the history kept
+  unavailable,       // 503
+  timeout,           // 504: the server-side request timeout expired
+  client_timeout,    // the client's own http.Client timeout expired (no response seen)
+  context_canceled,  // the caller's context ended first
+  not_initialized,   // a lock's local check failed before any request was made
+};
+bool is_success(Status status);
+std::string_view to_string(Status status);
+
+}  // namespace hasim::api

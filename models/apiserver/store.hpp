@@ -1,0 +1,53 @@
+#pragma once
+// The etcd interface kube-apiserver stores objects through. The apiserver never assumes
+// which store is behind it: operations complete through a callback, at once for the ideal
+// store, after raft replication for a raft-backed one, or never (the apiserver's own request
+// timeout then answers the client), as when etcd is unreachable.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/apiserver/messages.hpp"
+#include "models/apiserver/object.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::api {
+
+struct StoreResult {
+  Status status = Status::ok;  // ok, not_found, conflict or already_exists
+  ObjectPtr object;
+  std::vector<ObjectPtr> items;
+  std::uint64_t revision = 0;  // the store revision the answer reflects
+};
+
+// One committed change, in revision order (an etcd watch event).
+struct StoreEvent {
+  std::uint64_t revision = 0;
+  WatchEventType type = WatchEventType::added;
+  ObjectPtr object;  // for deletions, the last state
+};
+
+class Store {
+ public:
+  using Done = std::function<void(const StoreResult&)>;
+  virtual ~Store() = default;
+  // `caller` is the apiserver process; `done` runs inside that process's callback.
+  virtual void get(ProcessId caller, const ObjectKey& key, Done done) = 0;
+  virtual void list(ProcessId caller, Kind kind, const std::string& namespace_, Done done) = 0;
+  // Fails with already_exists if the key exists. Assigns resourceVersion.
+  virtual void create(ProcessId caller, Object object, Done done) = 0;
+  // Compare-and-swap: conflict unless object.resourceVersion equals the stored one; with
+  // resourceVersion 0, an unconditional update that creates a missing object.
+  virtual void update(ProcessId caller, Object object, Done done) = 0;
+  virtual void remove(ProcessId caller, const ObjectKey& key, Done done) = 0;
+
+  // Watch support. The store tells each subscriber (through Env-independent plumbing the
+  // builder provides) that events exist after what it has seen; the subscriber then reads
+  // them. False if `after` is older than the history kept (the watcher must re-list).
+  virtual void subscribe(ProcessId subscriber) = 0;
+  virtual bool events_after(std::uint64_t after, std::vector<StoreEvent>& out) const = 0;
+  virtual std::uint64_t revision() const = 0;
+};
+
+}  // namespace hasim::api

@@ -1,0 +1,131 @@
+#include "models/cluster/component.hpp"
+
+#include <cstdio>
+
+#include "models/election/multi_lock.hpp"
+#include "models/election/object_lock.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::cluster {
+namespace {
+constexpr std::uint64_t kClientTag = 1ULL << 56;
+constexpr std::uint64_t kElectorTag = 2ULL << 56;
+constexpr std::uint64_t kWorkTag = 3ULL << 56;
+
+// A version-4-shaped UUID from the process's random stream (deterministic per seed).
+std::string uuid(Rng& rng) {
+  const std::uint64_t a = rng.next_u64();
+  const std::uint64_t b = rng.next_u64();
+  char text[40];
+  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>((b >> 48) & 0x3fff) | 0x8000,
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return text;
+}
+
+std::unique_ptr<election::ResourceLock> make_lock(const ComponentConfig& c,
+                                                  const std::string& identity,
+                                                  api::ApiTransport& transport) {
+  auto object_lock = [&](api::Kind kind) {
+    return std::make_unique<election::ObjectLock>(
+        api::ObjectKey{kind, c.lease_namespace, c.lease_name}, identity, transport);
+  };
+  if (c.lock_type == election::kLeasesLock) return object_lock(api::Kind::lease);
+  if (c.lock_type == election::kEndpointsLock) return object_lock(api::Kind::endpoints);
+  if (c.lock_type == election::kConfigMapsLock) return object_lock(api::Kind::config_map);
+  if (c.lock_type == election::kEndpointsLeasesLock) {
+    return std::make_unique<election::MultiLock>(object_lock(api::Kind::endpoints),
+                                                 object_lock(api::Kind::lease));
+  }
+  HASIM_ASSERT(c.lock_type == election::kConfigMapsLeasesLock);  // the loader checked
+  return std::make_unique<election::MultiLock>(object_lock(api::Kind::config_map),
+                                               object_lock(api::Kind::lease));
+}
+}  // namespace
+
+Duration default_client_timeout(Duration renewDeadline) {
+  const Duration half{renewDeadline.ns / 2};
+  return half > seconds(1) ? half : seconds(1);
+}
+
+Component::Component(ComponentConfig config) : config_(std::move(config)) {
+  if (config_.lease_name.empty()) config_.lease_name = config_.component;
+  if (config_.election.name.empty()) config_.election.name = config_.lease_name;
+}
+
+Component::~Component() = default;
+
+void Component::on_start(Env& env) {
+  identity_ = config_.node + "_" + uuid(env.rng());
+  HASIM_ASSERT(!election::validate(config_.election, identity_).has_value());
+  api::ApiClientConfig client;
+  client.apiservers = config_.apiservers;
+  client.load_balanced = config_.load_balanced;
+  client.timeout =
+      config_.client_timeout.value_or(default_client_timeout(config_.election.renewDeadline));
+  client.user = identity_;
+  client.timer_tag = kClientTag;
+  client_ = std::make_unique<api::ApiClient>(std::move(client));
+  lock_ = make_lock(config_, identity_, *client_);
+  election::LeaderCallbacks callbacks;
+  callbacks.onStartedLeading = [this](Env& e) {
+    acting_ = true;
+    e.trace("acting-start", {{"lease", lease()},
+                             {"identity", identity_},
+                             {"component", config_.component},
+                             {"version", config_.version}});
+    if (config_.work_interval.ns > 0) work(e);
+  };
+  callbacks.onLeadingContextDone = [this](Env& e) {
+    acting_ = false;
+    if (work_timer_.has_value()) e.cancel_timer(*work_timer_);
+    work_timer_.reset();
+    e.trace("acting-end", {{"lease", lease()}, {"identity", identity_}});
+  };
+  callbacks.onStoppedLeading = [this](Env& e) {
+    e.exit(terminating_ && config_.exit_zero_when_terminated ? 0 : 1);
+  };
+  callbacks.onNewLeader = [this](Env& e, const std::string& holder) {
+    e.trace("new-leader", {{"lease", lease()}, {"holder", holder}});
+  };
+  elector_ = std::make_unique<election::LeaderElector>(config_.election, *lock_, *client_,
+                                                       std::move(callbacks), kElectorTag);
+  env.trace("component-start", {{"component", config_.component},
+                                {"version", config_.version},
+                                {"identity", identity_},
+                                {"lease", lease()}});
+  elector_->run(env);
+}
+
+void Component::work(Env& env) {
+  work_timer_ = env.set_timer(config_.work_interval, kWorkTag);
+  // One reconcile write: an unconditional update (no resourceVersion), as controllers that
+  // own an object write it.
+  auto object = std::make_shared<api::Object>();
+  object->key =
+      api::ObjectKey{api::Kind::config_map, config_.lease_namespace, config_.component + "-work"};
+  object->data["writer"] = identity_;
+  client_->request(env, client_->new_context(), api::Verb::update, object->key, object,
+                   [](Env&, const api::Response&) {});
+}
+
+void Component::on_message(Env& env, ProcessId /*from*/, const Message& message) {
+  HASIM_ASSERT(client_ != nullptr);
+  client_->on_message(env, message);
+}
+
+void Component::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
+  if (client_->on_timer(env, tag)) return;
+  if (elector_->on_timer(env, tag)) return;
+  HASIM_ASSERT(tag == kWorkTag);
+  work_timer_.reset();
+  if (acting_) work(env);
+}
+
+void Component::on_terminate(Env& env) {
+  terminating_ = true;
+  elector_->cancel(env);  // Run's ctx ends; OnStoppedLeading exits the process
+}
+
+}  // namespace hasim::cluster

@@ -1,0 +1,384 @@
+#include "models/election/leader_elector.hpp"
+
+#include "sim/assert.hpp"
+
+namespace hasim::election {
+namespace {
+constexpr std::uint64_t kTagMask = 0xffULL << 56;
+enum TimerKind : std::uint64_t {
+  kAcquireWait = 1,      // JitterUntil's wait between acquire tries
+  kRenewWait = 2,        // Until's RetryPeriod between successful renew rounds
+  kPollTick = 3,         // PollUntilContextTimeout's ticker
+  kPollDeadline = 4,     // PollUntilContextTimeout's RenewDeadline
+  kReleaseDeadline = 5,  // release()'s RenewDeadline timeout
+};
+}  // namespace
+
+std::optional<std::string> validate(const LeaderElectionConfig& c, const std::string& identity) {
+  if (c.leaseDuration <= c.renewDeadline) return "leaseDuration must be greater than renewDeadline";
+  const auto jittered =
+      static_cast<std::int64_t>(kJitterFactor * static_cast<double>(c.retryPeriod.ns));
+  if (c.renewDeadline.ns <= jittered) {
+    return "renewDeadline must be greater than retryPeriod*JitterFactor";
+  }
+  if (c.leaseDuration.ns < 1) return "leaseDuration must be greater than zero";
+  if (c.renewDeadline.ns < 1) return "renewDeadline must be greater than zero";
+  if (c.retryPeriod.ns < 1) return "retryPeriod must be greater than zero";
+  if (identity.empty()) return "Lock identity is empty";
+  return std::nullopt;
+}
+
+LeaderElector::LeaderElector(LeaderElectionConfig config, ResourceLock& lock,
+                             api::ApiTransport& transport, LeaderCallbacks callbacks,
+                             std::uint64_t timer_tag)
+    : config_(std::move(config)),
+      lock_(lock),
+      transport_(transport),
+      callbacks_(std::move(callbacks)),
+      timer_tag_(timer_tag) {
+  HASIM_ASSERT((timer_tag_ & ~kTagMask) == 0);
+  HASIM_ASSERT(callbacks_.onStartedLeading && callbacks_.onStoppedLeading);
+  HASIM_ASSERT(callbacks_.onLeadingContextDone);
+}
+
+// --- observed state -------------------------------------------------------------------------
+
+void LeaderElector::set_observed_record(Env& env, const LeaderElectionRecord& record) {
+  observed_record_ = record;
+  observed_time_ = env.monotonic_now();  // observedRawRecord is deliberately left alone
+}
+
+bool LeaderElector::is_lease_valid(LocalTime now) const {
+  return observed_time_ + seconds(observed_record_.leaseDurationSeconds) > now;
+}
+
+LeaderElectionRecord LeaderElector::candidate(Env& env) const {
+  LeaderElectionRecord record;
+  record.holderIdentity = lock_.identity();
+  // int(LeaseDuration / time.Second): truncation, so 1.9s is stored as 1.
+  record.leaseDurationSeconds = static_cast<int>(config_.leaseDuration.ns / 1'000'000'000);
+  record.renewTime = env.now();
+  record.acquireTime = record.renewTime;
+  return record;
+}
+
+void LeaderElector::maybe_report_transition(Env& env) {
+  if (observed_record_.holderIdentity == reported_leader_) return;
+  reported_leader_ = observed_record_.holderIdentity;
+  if (callbacks_.onNewLeader) callbacks_.onNewLeader(env, reported_leader_);
+}
+
+std::optional<std::string> LeaderElector::check(Env& env, Duration maxTolerableExpiredLease) const {
+  if (!is_leader()) return std::nullopt;  // a hot standby is not this check's concern
+  if (env.monotonic_now() - observed_time_ > config_.leaseDuration + maxTolerableExpiredLease) {
+    return "failed election to renew leadership on lease " + config_.name;
+  }
+  return std::nullopt;
+}
+
+// --- tryAcquireOrRenew ------------------------------------------------------------------------
+
+void LeaderElector::try_acquire_or_renew(Env& env, ContextId context, Result done) {
+  const LocalTime now = env.monotonic_now();
+  LeaderElectionRecord record = candidate(env);
+  // 1. Fast path: the leader updates its cached object without a Get.
+  if (is_leader() && is_lease_valid(now)) {
+    record.acquireTime = observed_record_.acquireTime;
+    record.leaderTransitions = observed_record_.leaderTransitions;
+    lock_.update(env, context, record, [this, context, now, record, done](Env& e, Status status) {
+      if (api::is_success(status)) {
+        set_observed_record(e, record);
+        return done(e, true);
+      }
+      slow_path(e, context, now, record, done);  // e.g. 409: the cache was stale
+    });
+    return;
+  }
+  slow_path(env, context, now, std::move(record), std::move(done));
+}
+
+void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
+                              LeaderElectionRecord record, Result done) {
+  // 2. Get, or Create if there is nothing yet.
+  lock_.get(env, context, [this, context, now, record, done](Env& e, const LockGetResult& got) {
+    if (got.status != Status::ok) {
+      if (got.status != Status::not_found) return done(e, false);
+      lock_.create(e, context, record, [this, record, done](Env& e2, Status status) {
+        if (!api::is_success(status)) return done(e2, false);
+        set_observed_record(e2, record);
+        done(e2, true);
+      });
+      return;
+    }
+    // 3. Only a change in the bytes restarts the observation clock.
+    if (observed_raw_record_ != got.raw) {
+      set_observed_record(e, got.record);
+      observed_raw_record_ = got.raw;
+    }
+    if (!got.record.holderIdentity.empty() && is_lease_valid(now) && !is_leader()) {
+      return done(e, false);  // held by another and not yet expired
+    }
+    // 4. Prepare the update: a renewal keeps acquireTime and the transition count.
+    LeaderElectionRecord update = record;
+    if (is_leader()) {
+      update.acquireTime = got.record.acquireTime;
+      update.leaderTransitions = got.record.leaderTransitions;
+    } else {
+      update.leaderTransitions = got.record.leaderTransitions + 1;
+    }
+    // 5. Update (a compare-and-swap on the cached resourceVersion).
+    lock_.update(e, context, update, [this, update, done](Env& e2, Status status) {
+      if (!api::is_success(status)) return done(e2, false);
+      set_observed_record(e2, update);
+      done(e2, true);
+    });
+  });
+}
+
+// --- tryCoordinatedRenew (KEP-4355) ---------------------------------------------------------
+
+void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result done) {
+  const LocalTime now = env.monotonic_now();
+  LeaderElectionRecord record = candidate(env);
+  lock_.get(env, context, [this, context, now, record, done](Env& e, const LockGetResult& got) {
+    // The apiserver's election controller creates the Lease; a candidate never does.
+    if (got.status != Status::ok) return done(e, false);
+    if (observed_raw_record_ != got.raw) {
+      set_observed_record(e, got.record);
+      observed_raw_record_ = got.raw;
+    }
+    const bool has_expired = observed_time_ + seconds(got.record.leaseDurationSeconds) < now;
+    if (has_expired || !is_leader()) return done(e, false);
+    // "End of term": a better candidate exists; stop renewing and let the lease run out.
+    if (!got.record.preferredHolder.empty()) return done(e, false);
+    LeaderElectionRecord update = record;
+    update.acquireTime = got.record.acquireTime;
+    update.leaderTransitions = got.record.leaderTransitions;
+    update.strategy = got.record.strategy;
+    lock_.update(e, context, update, [this, update, done](Env& e2, Status status) {
+      if (!api::is_success(status)) return done(e2, false);
+      set_observed_record(e2, update);
+      done(e2, true);
+    });
+  });
+}
+
+void LeaderElector::try_renew(Env& env, ContextId context, Result done) {
+  if (config_.coordinated) return try_coordinated_renew(env, context, std::move(done));
+  try_acquire_or_renew(env, context, std::move(done));
+}
+
+// --- Run: acquire ---------------------------------------------------------------------------
+
+void LeaderElector::run(Env& env) {
+  HASIM_ASSERT(phase_ == Phase::idle);
+  phase_ = Phase::acquiring;
+  context_ = transport_.new_context();
+  acquire_attempt(env);
+}
+
+void LeaderElector::acquire_attempt(Env& env) {
+  HASIM_ASSERT(phase_ == Phase::acquiring && !attempt_in_flight_);
+  attempt_in_flight_ = true;
+  try_renew(env, context_, [this](Env& e, bool succeeded) {
+    attempt_in_flight_ = false;
+    maybe_report_transition(e);
+    if (parent_canceled_) return;  // cancel() ends the loop
+    if (!succeeded) {
+      // wait.Jitter(RP, 1.2), measured from the end of this try (sliding).
+      const double jitter =
+          e.rng().unit() * kJitterFactor * static_cast<double>(config_.retryPeriod.ns);
+      wait_timer_ =
+          timer(e, config_.retryPeriod + Duration{static_cast<std::int64_t>(jitter)}, kAcquireWait);
+      return;
+    }
+    acquired(e);
+  });
+}
+
+void LeaderElector::acquired(Env& env) {
+  lock_.record_event(env, "became leader");
+  phase_ = Phase::leading;
+  leading_context_open_ = true;
+  callbacks_.onStartedLeading(env);  // `go OnStartedLeading(ctx)`
+  renew_round(env);                  // wait.Until runs its first round at once
+}
+
+// --- Run: renew -----------------------------------------------------------------------------
+
+void LeaderElector::renew_round(Env& env) {
+  HASIM_ASSERT(phase_ == Phase::leading);
+  context_ = transport_.new_context();
+  poll_started_ = env.monotonic_now();
+  deadline_timer_ = timer(env, config_.renewDeadline, kPollDeadline);
+  poll_attempt(env);
+}
+
+void LeaderElector::poll_attempt(Env& env) {
+  attempt_started_ = env.monotonic_now();
+  attempt_in_flight_ = true;
+  const ContextId context = context_;
+  try_renew(env, context, [this, context](Env& e, bool renewed) {
+    if (context != context_) return;  // the poll already ended (deadline or cancel)
+    attempt_in_flight_ = false;
+    if (renewed) return poll_finished(e, true);
+    // The ticker started with the poll; a tick that came during this try is taken at once.
+    const std::int64_t period = config_.retryPeriod.ns;
+    const std::int64_t ticks_before = (attempt_started_ - poll_started_).ns / period;
+    const LocalTime next_tick = poll_started_ + Duration{(ticks_before + 1) * period};
+    const LocalTime now = e.monotonic_now();
+    if (next_tick <= now) return poll_attempt(e);
+    wait_timer_ = timer(e, next_tick - now, kPollTick);
+  });
+}
+
+void LeaderElector::poll_finished(Env& env, bool renewed) {
+  stop_timer(env, deadline_timer_);
+  stop_timer(env, wait_timer_);
+  const ContextId context = context_;
+  context_ = 0;
+  if (attempt_in_flight_) {
+    attempt_in_flight_ = false;
+    transport_.cancel(env, context);  // the try in flight sees "context deadline exceeded"
+  }
+  maybe_report_transition(env);
+  if (renewed && !parent_canceled_) {
+    wait_timer_ = timer(env, config_.retryPeriod, kRenewWait);
+    return;
+  }
+  env.trace("lease-lost",
+            {{"lock", lock_.describe()},
+             {"reason", std::string(parent_canceled_ ? "canceled" : "renewDeadline")}});
+  renew_loop_exited(env);
+}
+
+void LeaderElector::renew_loop_exited(Env& env) {
+  if (!config_.releaseOnCancel) {
+    lock_.record_event(env, "stopped leading");
+    return finish(env);
+  }
+  phase_ = Phase::releasing;
+  release(env, [this](Env& e, bool released) {
+    e.trace("lease-release", {{"lock", lock_.describe()}, {"released", released}});
+    lock_.record_event(e, "stopped leading");
+    finish(e);
+  });
+}
+
+void LeaderElector::finish(Env& env) {
+  phase_ = Phase::stopped;
+  if (leading_context_open_) {
+    leading_context_open_ = false;
+    callbacks_.onLeadingContextDone(env);  // Run's deferred cancel()
+  }
+  callbacks_.onStoppedLeading(env);  // Run's deferred OnStoppedLeading
+}
+
+// --- release --------------------------------------------------------------------------------
+
+void LeaderElector::release(Env& env, Result done) {
+  // A fresh context.Background() with an RD timeout: the parent may already be cancelled.
+  const ContextId context = transport_.new_context();
+  context_ = context;
+  deadline_timer_ = timer(env, config_.renewDeadline, kReleaseDeadline);
+  try_release(env, context, [this, done](Env& e, bool released) {
+    stop_timer(e, deadline_timer_);
+    context_ = 0;
+    done(e, released);
+  });
+}
+
+void LeaderElector::try_release(Env& env, ContextId context, Result done) {
+  lock_.get(env, context, [this, context, done](Env& e, const LockGetResult& got) {
+    if (got.status != Status::ok) return done(e, false);
+    if (!is_leader()) return done(e, true);
+    LeaderElectionRecord released;
+    released.leaderTransitions = got.record.leaderTransitions;
+    released.leaseDurationSeconds = 1;  // for clients older than 1.14 (interface.go)
+    released.renewTime = e.now();
+    released.acquireTime = released.renewTime;
+    lock_.update(e, context, released, [this, context, released, done](Env& e2, Status status) {
+      // An in-flight renewal may have bumped resourceVersion: try again (client-go 500bfe00c).
+      if (status == Status::conflict) return try_release(e2, context, done);
+      if (!api::is_success(status)) return done(e2, false);
+      set_observed_record(e2, released);
+      done(e2, true);
+    });
+  });
+}
+
+// --- cancellation and timers ----------------------------------------------------------------
+
+void LeaderElector::cancel(Env& env) {
+  if (parent_canceled_) return;
+  parent_canceled_ = true;
+  switch (phase_) {
+    case Phase::idle:
+      phase_ = Phase::stopped;
+      return;
+    case Phase::acquiring: {
+      stop_timer(env, wait_timer_);
+      const ContextId context = context_;
+      context_ = 0;
+      if (attempt_in_flight_) transport_.cancel(env, context);
+      return finish(env);  // acquire returned false: Run returns, OnStoppedLeading runs
+    }
+    case Phase::leading:
+      // The leading context is a child of Run's: the leader's work stops at once.
+      leading_context_open_ = false;
+      callbacks_.onLeadingContextDone(env);
+      stop_timer(env, wait_timer_);
+      if (context_ != 0) return poll_finished(env, false);
+      env.trace("lease-lost", {{"lock", lock_.describe()}, {"reason", std::string("canceled")}});
+      return renew_loop_exited(env);
+    case Phase::releasing:
+      if (leading_context_open_) {
+        leading_context_open_ = false;
+        callbacks_.onLeadingContextDone(env);
+      }
+      return;  // release runs on its own context
+    case Phase::stopped:
+      return;
+  }
+}
+
+bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
+  if ((tag & kTagMask) != timer_tag_) return false;
+  switch (tag & ~kTagMask) {
+    case kAcquireWait:
+      wait_timer_.reset();
+      acquire_attempt(env);
+      break;
+    case kRenewWait:
+      wait_timer_.reset();
+      renew_round(env);
+      break;
+    case kPollTick:
+      wait_timer_.reset();
+      poll_attempt(env);
+      break;
+    case kPollDeadline:
+      deadline_timer_.reset();
+      poll_finished(env, false);
+      break;
+    case kReleaseDeadline: {
+      deadline_timer_.reset();
+      transport_.cancel(env, context_);  // the release try fails: "context deadline exceeded"
+      break;
+    }
+    default:
+      HASIM_ASSERT(false && "unknown elector timer");
+  }
+  return true;
+}
+
+TimerId LeaderElector::timer(Env& env, Duration after, std::uint64_t kind) {
+  return env.set_timer(after, timer_tag_ | kind);
+}
+
+void LeaderElector::stop_timer(Env& env, std::optional<TimerId>& timer) {
+  if (timer.has_value()) env.cancel_timer(*timer);
+  timer.reset();
+}
+
+}  // namespace hasim::election

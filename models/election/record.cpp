@@ -1,0 +1,151 @@
+#include "models/election/record.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace hasim::election {
+namespace {
+
+// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<std::int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  if (m <= 2) ++y;
+}
+
+constexpr std::int64_t kEpochUnixSeconds = 1'767'225'600;  // 2026-01-01T00:00:00Z
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
+// Encodes a string as Go's encoding/json does for the characters identities use.
+void append_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
+void append_time(std::string& out, const std::optional<LocalTime>& time) {
+  if (!time.has_value()) {
+    out += "null";  // metav1.Time's zero value marshals as null
+    return;
+  }
+  append_string(out, format_rfc3339_seconds(*time));
+}
+
+std::optional<LocalTime> parse_time(const nlohmann::json& value) {
+  if (value.is_null()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%dZ", &y, &mo, &d, &h, &mi, &s) != 6) {
+    throw std::invalid_argument("bad time");
+  }
+  // days_from_civil (Hinnant), the inverse of civil_from_days.
+  const std::int64_t yy = mo <= 2 ? y - 1 : y;
+  const std::int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+  const auto yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = static_cast<unsigned>((153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1);
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+  const std::int64_t unix_seconds = days * 86400 + h * 3600 + mi * 60 + s;
+  return LocalTime{(unix_seconds - kEpochUnixSeconds) * 1'000'000'000};
+}
+
+}  // namespace
+
+std::string format_rfc3339_seconds(LocalTime wall) {
+  const std::int64_t unix_seconds = kEpochUnixSeconds + floor_div(wall.ns, 1'000'000'000);
+  const std::int64_t days = floor_div(unix_seconds, 86400);
+  const std::int64_t in_day = unix_seconds - days * 86400;
+  std::int64_t y = 0;
+  unsigned m = 0, d = 0;
+  civil_from_days(days, y, m, d);
+  // Hand-formatted (no printf): electors marshal a record on every Get.
+  std::string out = "0000-00-00T00:00:00Z";
+  auto put = [&out](std::size_t at, std::int64_t value, int width) {
+    for (int k = width - 1; k >= 0; --k, value /= 10) {
+      out[at + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
+    }
+  };
+  put(0, y, 4);
+  put(5, m, 2);
+  put(8, d, 2);
+  put(11, in_day / 3600, 2);
+  put(14, in_day / 60 % 60, 2);
+  put(17, in_day % 60, 2);
+  return out;
+}
+
+std::string marshal(const LeaderElectionRecord& r) {
+  std::string out;
+  out.reserve(200);
+  out += "{\"holderIdentity\":";
+  append_string(out, r.holderIdentity);
+  out += ",\"leaseDurationSeconds\":" + std::to_string(r.leaseDurationSeconds);
+  out += ",\"acquireTime\":";
+  append_time(out, r.acquireTime);
+  out += ",\"renewTime\":";
+  append_time(out, r.renewTime);
+  out += ",\"leaderTransitions\":" + std::to_string(r.leaderTransitions);
+  out += ",\"strategy\":";
+  append_string(out, r.strategy);
+  out += ",\"preferredHolder\":";
+  append_string(out, r.preferredHolder);
+  out += '}';
+  return out;
+}
+
+std::optional<LeaderElectionRecord> unmarshal(std::string_view text) {
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    if (!doc.is_object()) return std::nullopt;
+    LeaderElectionRecord r;
+    r.holderIdentity = doc.value("holderIdentity", std::string());
+    r.leaseDurationSeconds = doc.value("leaseDurationSeconds", 0);
+    if (doc.contains("acquireTime")) r.acquireTime = parse_time(doc["acquireTime"]);
+    if (doc.contains("renewTime")) r.renewTime = parse_time(doc["renewTime"]);
+    r.leaderTransitions = doc.value("leaderTransitions", 0);
+    r.strategy = doc.value("strategy", std::string());
+    r.preferredHolder = doc.value("preferredHolder", std::string());
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+api::LeaseSpec to_lease_spec(const LeaderElectionRecord& r) {
+  api::LeaseSpec spec;
+  spec.holderIdentity = r.holderIdentity;
+  spec.leaseDurationSeconds = static_cast<std::int32_t>(r.leaseDurationSeconds);
+  spec.acquireTime = r.acquireTime;
+  spec.renewTime = r.renewTime;
+  spec.leaseTransitions = static_cast<std::int32_t>(r.leaderTransitions);
+  if (!r.strategy.empty()) spec.strategy = r.strategy;
+  if (!r.preferredHolder.empty()) spec.preferredHolder = r.preferredHolder;
+  return spec;
+}
+
+LeaderElectionRecord from_lease_spec(const api::LeaseSpec& spec) {
+  LeaderElectionRecord r;
+  r.holderIdentity = spec.holderIdentity.value_or("");
+  r.leaseDurationSeconds = spec.leaseDurationSeconds.value_or(0);
+  r.acquireTime = spec.acquireTime;
+  r.renewTime = spec.renewTime;
+  r.leaderTransitions = spec.leaseTransitions.value_or(0);
+  r.strategy = spec.strategy.value_or("");
+  r.preferredHolder = spec.preferredHolder.value_or("");
+  return r;
+}
+
+}  // namespace hasim::election

@@ -1,0 +1,56 @@
+#include "properties/eventually_leader.hpp"
+
+namespace hasim {
+
+void EventuallyLeader::track_faults(const TraceEvent& event) {
+  const std::string_view kind = event.kind;
+  if (kind == "partition") ++cuts_;
+  if (kind == "heal") cuts_ = event.string_field("cut") == "all" ? 0 : cuts_ - 1;
+  if (kind == "pause") paused_[process_of(event)] = 1;
+  if (kind == "resume" || kind == "crash") paused_.erase(process_of(event));
+  if (kind == "node-down") ++nodes_down_;
+  if (kind == "node-up") --nodes_down_;
+  if (kind.starts_with("apiserver-") && event.find("state") != nullptr) {
+    apiserver_faults_ += event.string_field("state") == "start" ? 1 : -1;
+  }
+  const std::int64_t active =
+      cuts_ + static_cast<std::int64_t>(paused_.size()) + nodes_down_ + apiserver_faults_;
+  if (active == 0 && active_faults_ > 0) healed_since_ = event.t;
+  active_faults_ = active;
+}
+
+void EventuallyLeader::on_event(const TraceEvent& event) {
+  track_faults(event);
+  for (const ActingChange& change : leaders_.observe(event)) {
+    if (change.started) {
+      leaderless_since_.erase(change.lease);
+    } else if (leaders_.acting().at(change.lease).empty()) {
+      leaderless_since_[change.lease] = event.t;
+    }
+  }
+  if (event.kind == "component-start") {
+    const std::string lease(event.string_field("lease"));
+    if (!leaders_.acting().contains(lease) || leaders_.acting().at(lease).empty()) {
+      leaderless_since_.emplace(lease, event.t);
+    }
+  }
+  check(event.t);
+}
+
+void EventuallyLeader::check(TrueTime now) {
+  if (active_faults_ > 0) return;
+  for (const auto& [lease, since] : leaderless_since_) {
+    const TrueTime from = since > healed_since_ ? since : healed_since_;
+    if (now - from <= bound_) continue;
+    std::string detail = "no process acted as leader for Lease " + lease +
+                         " from t=" + format_seconds(since.ns) + "s";
+    if (from > since) detail += " (faults healed at t=" + format_seconds(from.ns) + "s)";
+    detail += " to at least t=" + format_seconds(now.ns) + "s, longer than the bound " +
+              format_duration(bound_);
+    violate(from + bound_, std::move(detail), {});
+  }
+}
+
+void EventuallyLeader::finish(TrueTime end) { check(end); }
+
+}  // namespace hasim

@@ -1,0 +1,103 @@
+#include "scenarios/build_control_plane.hpp"
+
+#include "models/apiserver/ideal_store.hpp"
+#include "models/cluster/component.hpp"
+#include "models/cluster/kubelet_backoff.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+
+std::function<Duration(Rng&)> sampler(const DurationDistribution& distribution) {
+  if (distribution.kind == DurationDistribution::Kind::constant && distribution.a.ns == 0) {
+    return {};  // no draw at all: keeps the random streams of zero-latency runs untouched
+  }
+  return [distribution](Rng& rng) { return distribution.sample(rng); };
+}
+
+cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const ElectionSpec& spec,
+                                          std::string_view component, const std::string& node) {
+  cluster::ComponentConfig config;
+  config.component = std::string(component);
+  config.node = node;
+  config.version = cp.version;
+  config.lock_type = spec.lock;
+  config.election.leaseDuration = spec.leaseDuration;
+  config.election.renewDeadline = spec.renewDeadline;
+  config.election.retryPeriod = spec.retryPeriod;
+  config.election.releaseOnCancel = spec.releaseOnCancel;
+  config.client_timeout = spec.clientTimeout;
+  config.work_interval = spec.workInterval;
+  config.exit_zero_when_terminated = component == kSchedulerProcess;
+  // The node's own apiserver first: "local" access uses only it.
+  config.apiservers.push_back(node + "/" + std::string(kApiServerProcess));
+  if (cp.loadBalancer) {
+    for (const std::string& other : cp.nodes) {
+      if (other != node) config.apiservers.push_back(other + "/" + std::string(kApiServerProcess));
+    }
+  }
+  config.load_balanced = cp.loadBalancer;
+  return config;
+}
+
+// The kubelet restarts static-pod containers that exit or crash, with back-off; a container
+// it stopped itself (terminate) stays stopped.
+void supervise(World& world, const KubeletSpec& spec) {
+  if (!spec.restart) return;
+  auto backoff = std::make_shared<cluster::KubeletBackoff>(
+      cluster::BackoffPolicy{spec.backoff, spec.maxBackoff, spec.resetAfter});
+  World* w = &world;
+  world.set_stop_handler([w, backoff](ProcessId process, std::string_view how, int /*code*/) {
+    if (how == "terminated") return;
+    const Duration delay = backoff->restart_delay(process, w->now());
+    w->trace_fault("kubelet-restart", w->node_name(w->process_node(process)),
+                   {{"process", w->process_name(process)}, {"after_ns", delay.ns}});
+    w->at(w->now() + delay, [w, process] {
+      if (w->process_state(process) == ProcessState::stopped) w->restart(process);
+    });
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenario& scenario) {
+  HASIM_ASSERT(scenario.controlPlane.has_value());
+  const ControlPlaneSpec& cp = *scenario.controlPlane;
+  auto wiring = std::make_shared<ControlPlaneWiring>();
+  const auto store_node = world.find_node(kStoreNode);
+  HASIM_ASSERT(store_node.has_value());  // the loader adds it
+
+  World* w = &world;
+  const NodeId etcd = *store_node;
+  api::IdealStoreHooks hooks;
+  hooks.reachable = [w, etcd](ProcessId caller) {
+    const NodeId node = w->process_node(caller);
+    return w->reachable(node, etcd) && w->reachable(etcd, node);
+  };
+  hooks.notify = [w](ProcessId subscriber) {
+    w->post(subscriber, std::make_shared<api::StoreNotify>());
+  };
+  auto store = std::make_shared<api::IdealStore>(std::move(hooks));
+
+  for (const std::string& node_name : cp.nodes) {
+    const auto node = world.find_node(node_name);
+    HASIM_ASSERT(node.has_value());
+    auto conditions = std::make_shared<api::ApiServerConditions>();
+    wiring->conditions[node_name] = conditions;
+    api::ApiServerConfig apiserver{store, conditions, cp.requestTimeout,
+                                   sampler(cp.apiserverLatency), sampler(cp.watchLag)};
+    world.add_process(*node, std::string(kApiServerProcess),
+                      [apiserver] { return std::make_unique<api::ApiServer>(apiserver); });
+    const auto kcm =
+        component_config(cp, cp.controllerManager, kControllerManagerProcess, node_name);
+    world.add_process(*node, std::string(kControllerManagerProcess),
+                      [kcm] { return std::make_unique<cluster::Component>(kcm); });
+    const auto scheduler = component_config(cp, cp.scheduler, kSchedulerProcess, node_name);
+    world.add_process(*node, std::string(kSchedulerProcess),
+                      [scheduler] { return std::make_unique<cluster::Component>(scheduler); });
+  }
+  supervise(world, cp.kubelet);
+  return wiring;
+}
+
+}  // namespace hasim

@@ -1,0 +1,311 @@
+// "controlPlane": the control-plane nodes, the API server's behaviour, each component's
+// leader election (validated as client-go's NewLeaderElector does) and the kubelet's restart
+// back-off. Also adds the store node ("etcd") that the rest of the file may name.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "scenarios/loader_internal.hpp"
+#include "sim/did_you_mean.hpp"
+
+namespace hasim::scenario_loader {
+namespace {
+
+// client-go tools/leaderelection: JitterFactor.
+constexpr double kJitterFactor = 1.2;
+
+const std::vector<std::string>& lock_names() {
+  static const std::vector<std::string> names{"leases", "endpoints", "configmaps",
+                                              "endpointsleases", "configmapsleases"};
+  return names;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// time.Duration(JitterFactor * float64(d)): Go converts by truncation; a product beyond
+// the range of a Duration saturates here (no valid renewDeadline is longer).
+std::int64_t jittered_ns(Duration d) {
+  const double product = kJitterFactor * static_cast<double>(d.ns);
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  if (product >= 9223372036854775807.0) return kMax;
+  if (product <= -9223372036854775808.0) return kMin;
+  return static_cast<std::int64_t>(product);
+}
+
+// A duration field of `object` into `target`; false if it was given and is invalid.
+bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
+                         std::string_view key, DurationSign sign, Duration& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto d = r.duration(*v, JsonReader::key_path(path, key), sign);
+  if (d) target = *d;
+  return d.has_value();
+}
+
+bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
+                     std::string_view key, bool& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto b = r.boolean(*v, JsonReader::key_path(path, key));
+  if (b) target = *b;
+  return b.has_value();
+}
+
+// "1.31.0": MAJOR.MINOR.PATCH, each a number without leading zeros.
+bool is_semver(std::string_view text) {
+  int parts = 0;
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    const std::size_t digits = i - start;
+    if (digits == 0 || digits > 9 || (digits > 1 && text[start] == '0')) return false;
+    ++parts;
+    if (i == text.size()) return parts == 3;
+    if (text[i] != '.' || parts == 3) return false;
+    ++i;
+  }
+}
+
+void read_version(JsonReader& r, const Json& value, const std::string& path, std::string& version) {
+  const auto text = r.string(value, path);
+  if (!text) return;
+  if (is_semver(*text)) {
+    version = *text;
+  } else if (!text->empty() && (text->front() == 'v' || text->front() == 'V') &&
+             is_semver(std::string_view(*text).substr(1))) {
+    r.error(path,
+            "expected a Kubernetes version MAJOR.MINOR.PATCH without a leading \"v\", "
+            "found " +
+                JsonReader::describe(value) + "; write \"" + text->substr(1) + "\"");
+  } else {
+    r.error(path,
+            "expected a Kubernetes version MAJOR.MINOR.PATCH such as \"1.31.0\" (no "
+            "leading \"v\", no pre-release or build suffix), found " +
+                JsonReader::describe(value));
+  }
+}
+
+// The settings as client-go's NewLeaderElector checks them, in its order; the first
+// failure is reported (as NewLeaderElector returns it), at the key the user set.
+void check_election(JsonReader& r, const Json& object, const std::string& path,
+                    const ElectionSpec& e) {
+  auto given = [&](std::string_view key) { return JsonReader::field(object, key) != nullptr; };
+  auto show = [&](std::string_view key, Duration d) {
+    return std::string(key) + " " + short_duration(d) + (given(key) ? "" : " (the default)");
+  };
+  constexpr std::string_view kExample =
+      "; e.g. the defaults leaseDuration \"15s\", renewDeadline \"10s\", retryPeriod \"2s\"";
+  if (e.leaseDuration <= e.renewDeadline) {
+    r.error(JsonReader::key_path(path, given("leaseDuration") || !given("renewDeadline")
+                                           ? "leaseDuration"
+                                           : "renewDeadline"),
+            "leaseDuration must be greater than renewDeadline (client-go NewLeaderElector), "
+            "but " +
+                show("leaseDuration", e.leaseDuration) + " is not greater than " +
+                show("renewDeadline", e.renewDeadline) +
+                ": a leader that fails to renew keeps leading until renewDeadline, so the lease "
+                "must outlast it; make leaseDuration longer or renewDeadline shorter" +
+                std::string(kExample));
+    return;
+  }
+  const std::int64_t jittered = jittered_ns(e.retryPeriod);
+  if (e.renewDeadline.ns <= jittered) {
+    r.error(
+        JsonReader::key_path(path, given("renewDeadline") || !given("retryPeriod") ? "renewDeadline"
+                                                                                   : "retryPeriod"),
+        "renewDeadline must be greater than retryPeriod*JitterFactor (client-go "
+        "NewLeaderElector, JitterFactor 1.2), but " +
+            show("renewDeadline", e.renewDeadline) + " is not greater than " +
+            show("retryPeriod", e.retryPeriod) + " * 1.2 = " + short_duration(Duration{jittered}) +
+            ": the leader must get at least one jittered retry in before its deadline; "
+            "make renewDeadline longer or retryPeriod shorter" +
+            std::string(kExample));
+    return;
+  }
+  const std::pair<std::string_view, Duration> positive[] = {{"leaseDuration", e.leaseDuration},
+                                                            {"renewDeadline", e.renewDeadline},
+                                                            {"retryPeriod", e.retryPeriod}};
+  for (const auto& [key, d] : positive) {
+    if (d.ns >= 1) continue;
+    r.error(JsonReader::key_path(path, key),
+            std::string(key) + " must be greater than zero (client-go NewLeaderElector), but " +
+                show(key, d) + " is not; use e.g. \"" +
+                (key == "leaseDuration"   ? "15s"
+                 : key == "renewDeadline" ? "10s"
+                                          : "2s") +
+                "\"");
+    return;
+  }
+}
+
+void read_component(JsonReader& r, const Json& value, const std::string& path,
+                    std::string_view name, ElectionSpec& e) {
+  if (!r.object(value, path, keys("component"), "the " + std::string(name) + " settings")) {
+    return;
+  }
+  const std::size_t before = r.error_count();
+  // Read in any sign: NewLeaderElector's own checks say what is wrong with them.
+  read_duration_field(r, value, path, "leaseDuration", DurationSign::any, e.leaseDuration);
+  read_duration_field(r, value, path, "renewDeadline", DurationSign::any, e.renewDeadline);
+  read_duration_field(r, value, path, "retryPeriod", DurationSign::any, e.retryPeriod);
+  if (r.error_count() == before) check_election(r, value, path, e);
+  read_bool_field(r, value, path, "releaseOnCancel", e.releaseOnCancel);
+  if (const Json* v = JsonReader::field(value, "lock")) {
+    const std::string at = JsonReader::key_path(path, "lock");
+    if (const auto lock = r.string(*v, at)) {
+      const auto& names = lock_names();
+      if (std::find(names.begin(), names.end(), *lock) != names.end()) {
+        e.lock = *lock;
+      } else {
+        r.error(at, "unknown lock type \"" + *lock + "\"" + did_you_mean(*lock, names) +
+                        "; the lock types are " + join(names) + " (\"leases\" is the default)");
+      }
+    }
+  }
+  if (const Json* v = JsonReader::field(value, "clientTimeout")) {
+    e.clientTimeout =
+        r.duration(*v, JsonReader::key_path(path, "clientTimeout"), DurationSign::positive);
+  }
+  read_duration_field(r, value, path, "workInterval", DurationSign::non_negative, e.workInterval);
+}
+
+void read_components(JsonReader& r, const Json& value, const std::string& path,
+                     ControlPlaneSpec& spec) {
+  if (!r.object(value, path, keys("components"), "the control-plane components")) return;
+  const std::pair<std::string_view, ElectionSpec*> components[] = {
+      {"kube-controller-manager", &spec.controllerManager}, {"kube-scheduler", &spec.scheduler}};
+  for (const auto& [name, target] : components) {
+    // Component names are fixed and readable, so the path keeps the dotted form.
+    if (const Json* v = JsonReader::field(value, name)) {
+      read_component(r, *v, path + "." + std::string(name), name, *target);
+    }
+  }
+}
+
+void read_kubelet(JsonReader& r, const Json& value, const std::string& path, KubeletSpec& k) {
+  if (!r.object(value, path, keys("kubelet"), "the kubelet")) return;
+  read_bool_field(r, value, path, "restart", k.restart);
+  bool ok = read_duration_field(r, value, path, "backoff", DurationSign::positive, k.backoff);
+  ok =
+      read_duration_field(r, value, path, "maxBackoff", DurationSign::positive, k.maxBackoff) && ok;
+  read_duration_field(r, value, path, "resetAfter", DurationSign::positive, k.resetAfter);
+  if (ok && k.maxBackoff < k.backoff) {
+    const bool max_given = JsonReader::field(value, "maxBackoff") != nullptr;
+    auto show = [&](std::string_view key, Duration d) {
+      return std::string(key) + " " + short_duration(d) +
+             (JsonReader::field(value, key) == nullptr ? " (the default)" : "");
+    };
+    r.error(JsonReader::key_path(path, max_given ? "maxBackoff" : "backoff"),
+            show("maxBackoff", k.maxBackoff) + " is below " + show("backoff", k.backoff) +
+                ": the back-off starts at backoff and doubles up to maxBackoff; make maxBackoff "
+                "at least backoff, e.g. backoff \"10s\" with maxBackoff \"5m\"");
+  }
+}
+
+// "nodes", or every declared node but the store. Nullopt if they are not known.
+std::optional<std::vector<std::string>> read_cp_nodes(Context& c, const Json& object,
+                                                      const std::string& path) {
+  JsonReader& r = c.reader;
+  const Json* v = JsonReader::field(object, "nodes");
+  if (v == nullptr) {
+    if (!c.nodes.known) return std::nullopt;
+    std::vector<std::string> nodes;
+    for (const std::string& name : c.nodes.names) {
+      if (name != kStoreNode) nodes.push_back(name);
+    }
+    if (nodes.empty()) {
+      r.error(path, "the control plane has no nodes: by default it runs on every node but \"" +
+                        std::string(kStoreNode) +
+                        "\" (the store), and there is no other node; add nodes such as "
+                        "{\"name\": \"cp-1\"} to \"nodes\"");
+      return std::nullopt;
+    }
+    return nodes;
+  }
+  const std::string at = JsonReader::key_path(path, "nodes");
+  auto list = r.string_list(*v, at, "control-plane node names");
+  if (!list) return std::nullopt;
+  bool ok = true;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string item = JsonReader::index_path(at, i);
+    if ((*list)[i] == kStoreNode) {
+      r.error(item, "\"" + std::string(kStoreNode) +
+                        "\" is the store's node (the ideal etcd) and cannot also be a "
+                        "control-plane node; remove it from the list, or name the control-plane "
+                        "node differently");
+      ok = false;
+    } else {
+      ok = check_node(c, (*list)[i], item) && ok;
+    }
+  }
+  if (!ok || !c.nodes.known) return std::nullopt;
+  return list;
+}
+
+}  // namespace
+
+void add_store_node(Context& c) {
+  const std::string store(kStoreNode);
+  if (c.nodes.zone_of.count(store) > 0) return;
+  c.scenario.nodes.push_back(NodeSpec{store, "", {}});
+  c.nodes.names.push_back(store);
+  c.nodes.zone_of.emplace(store, "");
+}
+
+void read_control_plane(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  c.control_plane = true;
+  if (!r.object(value, path, keys("controlPlane"), "the control plane")) {
+    add_store_node(c);
+    return;
+  }
+  ControlPlaneSpec spec;
+  spec.scheduler.releaseOnCancel = true;  // kube-scheduler sets ReleaseOnCancel; KCM does not
+  c.control_plane_nodes = read_cp_nodes(c, value, path);
+  if (c.control_plane_nodes) spec.nodes = *c.control_plane_nodes;
+  add_store_node(c);
+
+  if (const Json* v = JsonReader::field(value, "version")) {
+    read_version(r, *v, JsonReader::key_path(path, "version"), spec.version);
+  }
+  if (const Json* v = JsonReader::field(value, "access")) {
+    const std::string at = JsonReader::key_path(path, "access");
+    if (const auto access = r.string(*v, at)) {
+      static const std::vector<std::string> kAccess{"local", "loadBalancer"};
+      if (*access == "local" || *access == "loadBalancer") {
+        spec.loadBalancer = *access == "loadBalancer";
+      } else {
+        r.error(at, "unknown access \"" + *access + "\"" + did_you_mean(*access, kAccess) +
+                        "; use \"local\" (each component talks to the kube-apiserver on its own "
+                        "node, the default) or \"loadBalancer\" (to any kube-apiserver through "
+                        "a load balancer)");
+      }
+    }
+  }
+  read_duration_field(r, value, path, "requestTimeout", DurationSign::positive,
+                      spec.requestTimeout);
+  if (const Json* v = JsonReader::field(value, "apiserverLatency")) {
+    if (auto d = r.distribution(*v, JsonReader::key_path(path, "apiserverLatency"))) {
+      spec.apiserverLatency = *d;
+    }
+  }
+  if (const Json* v = JsonReader::field(value, "watchLag")) {
+    if (auto d = r.distribution(*v, JsonReader::key_path(path, "watchLag"))) spec.watchLag = *d;
+  }
+  if (const Json* v = JsonReader::field(value, "components")) {
+    read_components(r, *v, JsonReader::key_path(path, "components"), spec);
+  }
+  if (const Json* v = JsonReader::field(value, "kubelet")) {
+    read_kubelet(r, *v, JsonReader::key_path(path, "kubelet"), spec.kubelet);
+  }
+  c.scenario.controlPlane = std::move(spec);
+}
+
+}  // namespace hasim::scenario_loader
