@@ -12,6 +12,8 @@ LocalClock::LocalClock(Duration offset, std::int64_t rate_ppb)
 
 std::int64_t LocalClock::elapsed_local_ns(TrueTime t) const {
   HASIM_ASSERT(t >= start_);
+  // A perfect clock (most nodes) needs no 128-bit division; the result is the same.
+  if (rate_ppb_ == kRatePerfect) return t.ns - start_.ns;
   // floor((t - start) * rate / 1e9), exact in 128 bits.
   const Int128 scaled = static_cast<Int128>(t.ns - start_.ns) * rate_ppb_ / kRatePerfect;
   HASIM_ASSERT(scaled <= std::numeric_limits<std::int64_t>::max());
@@ -27,6 +29,9 @@ LocalTime LocalClock::monotonic(TrueTime t) const {
 TrueTime LocalClock::true_time_of_monotonic(LocalTime deadline) const {
   const std::int64_t needed = deadline.ns - monotonic_at_start_ns_;
   if (needed <= 0) return start_;
+  if (rate_ppb_ == kRatePerfect && needed < std::numeric_limits<std::int64_t>::max() - start_.ns) {
+    return TrueTime{start_.ns + needed};  // the general formula with rate 1e9, without Int128
+  }
   // Smallest x with floor(x * rate / 1e9) >= needed is ceil(needed * 1e9 / rate).
   const Int128 numerator = static_cast<Int128>(needed) * kRatePerfect;
   const Int128 x = (numerator + rate_ppb_ - 1) / rate_ppb_;

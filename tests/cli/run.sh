@@ -63,6 +63,20 @@ expect "divergence shows both" 3 "expected: .*crash" -- "$hasim" replay "$tmp/ch
 printf '{"replayFormat": 1}' >"$tmp/broken.replay.json"
 expect "bad replay" 2 '\$\.expected' -- "$hasim" replay "$tmp/broken.replay.json"
 
+# Election scenarios and the failover report.
+election=scenarios/election
+expect "election steady state holds" 0 "held +single-leader" -- "$hasim" run "$election/steady-state.json"
+expect "long pause is a harmful overlap" 1 "Harmful: both had writes accepted" -- "$hasim" run "$election/pause-long-gc.json"
+expect "overlap names both actors" 1 "cp-1/kube-controller-manager .* and cp-3/kube-controller-manager both acted" -- "$hasim" run "$election/pause-long-gc.json"
+expect "report failover" 0 "wrote .*failover.html" -- "$hasim" report failover --trials 3 --out "$tmp/failover"
+for f in failover.json failover.md failover.html; do
+  if [ -s "$tmp/failover/$f" ]; then echo "ok:   report wrote $f"; else
+    echo "FAIL: report wrote $f"; failures=$((failures + 1)); fi
+done
+expect "report refuses to overwrite" 2 "use --force" -- "$hasim" report failover --trials 3 --out "$tmp/failover"
+expect "report checks client-go's rule" 2 "renewDeadline must be greater than retryPeriod\*JitterFactor" -- "$hasim" report failover --renew-deadline 2s --out "$tmp/f2"
+expect "unknown report" 2 "unknown report" -- "$hasim" report nosuch
+
 # Trace lines are JSON objects with t, kind.
 if head -1 "$tmp/run.trace.jsonl" | grep -qE '^\{"t":0,.*"kind":"start"'; then echo "ok:   trace format"; else
   echo "FAIL: trace format"; failures=$((failures + 1)); fi
