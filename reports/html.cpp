@@ -1,5 +1,6 @@
 #include "reports/html.hpp"
 
+#include "reports/svg.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -24,32 +25,9 @@ svg { display: block; max-width: 100%; height: auto; margin: 1rem 0; }
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// HTML5 text and attribute values need the same five escapes as XML; sharing xml_escape also
+// keeps control characters out of the page.
+std::string html_escape(std::string_view text) { return xml_escape(text); }
 
 HtmlReport::HtmlReport(std::string title) : title_(std::move(title)) {}
 
