@@ -48,7 +48,6 @@ void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Reques
 void ApiServer::execute(Env& env, std::uint64_t key) {
   const auto it = pending_.find(key);
   if (it == pending_.end()) return;  // timed out while waiting
-  it->second.executing = true;
   const Request& request = *it->second.request;
   const ProcessId self = env.self();
   auto done = [this, &env, key](const StoreResult& result) { answer(env, key, result); };

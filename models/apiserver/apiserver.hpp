@@ -49,7 +49,6 @@ class ApiServer final : public Process {
     ProcessId client = 0;
     std::shared_ptr<const Request> request;
     TimerId timeout = 0;
-    bool executing = false;  // the store has it; the store's answer or the timeout wins
   };
   struct Watcher {
     ProcessId client = 0;
