@@ -1,0 +1,165 @@
+// kube-apiserver over the ideal store, driven through the simulator: resourceVersion
+// compare-and-swap, AlreadyExists, NotFound, List, Delete, Watch after the watch lag, and the
+// server-side request timeout of a hung request.
+#include <catch2/catch.hpp>
+
+#include "models/apiserver/apiserver.hpp"
+#include "models/apiserver/client.hpp"
+#include "models/apiserver/ideal_store.hpp"
+#include "sim/world.hpp"
+
+using namespace hasim;
+using namespace hasim::api;
+
+namespace {
+
+struct Log {
+  std::vector<std::string> lines;
+};
+
+// A client that runs `script` at start with an ApiClient to "n1/kube-apiserver".
+class ScriptedClient final : public Process {
+ public:
+  using Script = std::function<void(Env&, ApiClient&, Log&)>;
+  ScriptedClient(Script script, std::shared_ptr<Log> log, Duration timeout)
+      : script_(std::move(script)),
+        log_(std::move(log)),
+        client_(ApiClientConfig{{"n1/kube-apiserver"}, false, timeout, "tester", 1ULL << 56}) {}
+  void on_start(Env& env) override { script_(env, client_, *log_); }
+  void on_message(Env& env, ProcessId, const Message& m) override { client_.on_message(env, m); }
+  void on_timer(Env& env, TimerId, std::uint64_t tag) override { client_.on_timer(env, tag); }
+
+ private:
+  Script script_;
+  std::shared_ptr<Log> log_;
+  ApiClient client_;
+};
+
+ObjectPtr lease(const std::string& holder, std::uint64_t rv = 0) {
+  auto object = std::make_shared<Object>();
+  object->key = ObjectKey{Kind::lease, "kube-system", "x"};
+  object->lease.holderIdentity = holder;
+  object->resourceVersion = rv;
+  return object;
+}
+
+struct Rig {
+  std::unique_ptr<World> world;
+  std::shared_ptr<ApiServerConditions> conditions = std::make_shared<ApiServerConditions>();
+  std::shared_ptr<Log> log = std::make_shared<Log>();
+  Rig(ScriptedClient::Script script, Duration watch_lag, Duration client_timeout = {}) {
+    world =
+        std::make_unique<World>(std::vector<NodeSetup>{{"n1", "", LocalClock()}}, WorldOptions{});
+    World* w = world.get();
+    auto store = std::make_shared<IdealStore>(IdealStoreHooks{
+        {}, [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<StoreNotify>()); }});
+    ApiServerConfig config{
+        store, conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; }};
+    world->add_process(0, "kube-apiserver",
+                       [config] { return std::make_unique<ApiServer>(config); });
+    auto log_ptr = log;
+    world->add_process(0, "client", [script, log_ptr, client_timeout] {
+      return std::make_unique<ScriptedClient>(script, log_ptr, client_timeout);
+    });
+  }
+};
+
+std::string line(const char* what, const Response& r) {
+  return std::string(what) + " " + std::string(to_string(r.status)) +
+         (r.object ? " rv=" + std::to_string(r.object->resourceVersion) : "");
+}
+
+}  // namespace
+
+TEST_CASE("apiserver: create, conflict, get, list, delete", "[apiserver]") {
+  Rig rig(
+      [](Env& env, ApiClient& c, Log& log) {
+        const ContextId ctx = c.new_context();
+        c.request(
+            env, ctx, Verb::create, lease("a")->key, lease("a"),
+            [&c, &log, ctx](Env& e, const Response& r) {
+              log.lines.push_back(line("create", r));
+              c.request(
+                  e, ctx, Verb::create, lease("b")->key, lease("b"),
+                  [&c, &log, ctx](Env& e2, const Response& r2) {
+                    log.lines.push_back(line("create-again", r2));
+                    c.request(
+                        e2, ctx, Verb::update, lease("b")->key, lease("b", 1),
+                        [&c, &log, ctx](Env& e3, const Response& r3) {
+                          log.lines.push_back(line("update-stale", r3));
+                          c.request(
+                              e3, ctx, Verb::update, lease("b")->key, lease("b", 2),
+                              [&c, &log, ctx](Env& e4, const Response& r4) {
+                                log.lines.push_back(line("update", r4));
+                                c.request(
+                                    e4, ctx, Verb::list, ObjectKey{Kind::lease, "kube-system", ""},
+                                    nullptr, [&c, &log, ctx](Env& e5, const Response& r5) {
+                                      log.lines.push_back("list " +
+                                                          std::to_string(r5.items.size()));
+                                      c.request(e5, ctx, Verb::delete_, lease("b")->key, nullptr,
+                                                [&c, &log, ctx](Env& e6, const Response& r6) {
+                                                  log.lines.push_back(line("delete", r6));
+                                                  c.request(e6, ctx, Verb::get, lease("b")->key,
+                                                            nullptr,
+                                                            [&log](Env&, const Response& r7) {
+                                                              log.lines.push_back(line("get", r7));
+                                                            });
+                                                });
+                                    });
+                              });
+                        });
+                  });
+            });
+      },
+      Duration{});
+  rig.world->run_until(TrueTime{seconds(1).ns});
+  CHECK(rig.log->lines ==
+        std::vector<std::string>{"create 201 Created rv=2", "create-again 409 AlreadyExists rv=2",
+                                 "update-stale 409 Conflict rv=2", "update 200 OK rv=3", "list 1",
+                                 "delete 200 OK rv=3", "get 404 NotFound"});
+}
+
+TEST_CASE("apiserver: a watch sees later changes after the watch lag", "[apiserver]") {
+  Rig rig(
+      [](Env& env, ApiClient& c, Log& log) {
+        const ContextId ctx = c.new_context();
+        c.watch(
+            env, ctx, Kind::lease, "kube-system", 0,
+            [&c, &log, ctx](Env& e, const Response& r) {
+              log.lines.push_back(line("watch", r));
+              c.request(e, ctx, Verb::create, lease("a")->key, lease("a"),
+                        [](Env&, const Response&) {});
+            },
+            [&log](Env& e, const WatchEvent& event) {
+              log.lines.push_back("event rv=" + std::to_string(event.object->resourceVersion) +
+                                  " at " + format_seconds(e.monotonic_now().ns));
+            });
+      },
+      milliseconds(250));
+  rig.world->run_until(TrueTime{seconds(2).ns});
+  REQUIRE(rig.log->lines.size() == 2);
+  CHECK(rig.log->lines[0] == "watch 200 OK");
+  // Created at ~0.3ms, released by the watch cache 250ms later, delivered 0.1ms after that.
+  CHECK(rig.log->lines[1].rfind("event rv=2 at 0.25", 0) == 0);
+}
+
+TEST_CASE("apiserver: a hung request gets 504 at the request timeout; a client gives up first",
+          "[apiserver]") {
+  for (const Duration client_timeout : {Duration{}, seconds(5)}) {
+    Rig rig(
+        [](Env& env, ApiClient& c, Log& log) {
+          c.request(env, c.new_context(), Verb::update, lease("a")->key, lease("a"),
+                    [&log](Env& e, const Response& r) {
+                      log.lines.push_back(line("update", r) + " at " +
+                                          format_seconds(e.monotonic_now().ns));
+                    });
+        },
+        Duration{}, client_timeout);
+    rig.conditions->hang = true;
+    rig.conditions->hang_verbs = {Verb::update};
+    rig.world->run_until(TrueTime{seconds(90).ns});
+    REQUIRE(rig.log->lines.size() == 1);
+    CHECK(rig.log->lines[0] == (client_timeout.ns == 0 ? "update 504 Timeout at 60.000200000"
+                                                       : "update client timeout at 5.000000000"));
+  }
+}
