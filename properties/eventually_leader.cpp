@@ -6,7 +6,7 @@ void EventuallyLeader::track_faults(const TraceEvent& event) {
   const std::string_view kind = event.kind;
   if (kind == "partition") ++cuts_;
   if (kind == "heal") cuts_ = event.string_field("cut") == "all" ? 0 : cuts_ - 1;
-  if (kind == "pause") paused_[process_of(event)] = 1;
+  if (kind == "pause") paused_.insert(process_of(event));
   if (kind == "resume" || kind == "crash") paused_.erase(process_of(event));
   if (kind == "node-down") ++nodes_down_;
   if (kind == "node-up") --nodes_down_;

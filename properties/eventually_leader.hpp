@@ -3,6 +3,8 @@
 // apiserver fault in force), some process acts as leader for each lease within BOUND of
 // true time. Crashed components count as healed: the kubelet restarts them, and the other
 // candidates must take over anyway. Assumes at least one candidate can run.
+#include <set>
+
 #include "properties/acting_leaders.hpp"
 #include "properties/property.hpp"
 
@@ -23,7 +25,7 @@ class EventuallyLeader final : public Property {
   std::map<std::string, TrueTime> leaderless_since_;  // leases nobody acts for
   std::int64_t active_faults_ = 0;
   TrueTime healed_since_{};
-  std::map<std::string, std::int64_t> paused_;  // process -> 1 while paused
+  std::set<std::string> paused_;  // processes paused now
   std::int64_t cuts_ = 0;
   std::int64_t nodes_down_ = 0;
   std::int64_t apiserver_faults_ = 0;

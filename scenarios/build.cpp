@@ -61,15 +61,6 @@ void add_heartbeat(World& world, const Scenario& scenario) {
   }
 }
 
-api::Verb parse_verb(const std::string& name) {
-  for (api::Verb verb : {api::Verb::get, api::Verb::list, api::Verb::create, api::Verb::update,
-                         api::Verb::delete_, api::Verb::watch}) {
-    if (api::to_string(verb) == name) return verb;
-  }
-  HASIM_ASSERT(false && "the loader checked the verb");
-  return api::Verb::get;
-}
-
 // Sets (at `at`) and clears (at `until`, if any) a condition of the named apiservers.
 void schedule_apiserver_fault(World& world, const ControlPlaneWiring& wiring,
                               const FaultSpec& fault, TrueTime at, std::optional<TrueTime> until) {
@@ -78,7 +69,7 @@ void schedule_apiserver_fault(World& world, const ControlPlaneWiring& wiring,
   for (const std::string& node : fault.targets)
     targets.emplace_back(node, wiring.conditions.at(node));
   std::set<api::Verb> verbs;
-  for (const std::string& verb : fault.verbs) verbs.insert(parse_verb(verb));
+  for (const std::string& verb : fault.verbs) verbs.insert(*api::parse_verb(verb));  // checked
   const std::string kind(to_string(fault.kind));
   const auto apply = [&world, targets, verbs, kind, fault](bool on) {
     for (const auto& [node, conditions] : targets) {

@@ -47,8 +47,8 @@ void supervise(World& world, const KubeletSpec& spec) {
   auto backoff = std::make_shared<cluster::KubeletBackoff>(
       cluster::BackoffPolicy{spec.backoff, spec.maxBackoff, spec.resetAfter});
   World* w = &world;
-  world.set_stop_handler([w, backoff](ProcessId process, std::string_view how, int /*code*/) {
-    if (how == "terminated") return;
+  world.set_stop_handler([w, backoff](ProcessId process, StopReason reason, int /*code*/) {
+    if (reason == StopReason::terminated) return;
     const Duration delay = backoff->restart_delay(process, w->now());
     w->trace_fault("kubelet-restart", w->node_name(w->process_node(process)),
                    {{"process", w->process_name(process)}, {"after_ns", delay.ns}});

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "models/apiserver/messages.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/did_you_mean.hpp"
 
@@ -18,7 +19,11 @@ bool takes_process(Kind k) {
 
 // The request verbs an apiserver-hang fault can hold (models/apiserver).
 const std::vector<std::string>& verb_names() {
-  static const std::vector<std::string> names{"get", "list", "create", "update", "delete", "watch"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (api::Verb verb : api::kVerbs) out.emplace_back(api::to_string(verb));
+    return out;
+  }();
   return names;
 }
 

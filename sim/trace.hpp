@@ -1,9 +1,10 @@
 #pragma once
 // The trace: every observable step of a run as an event {t, node, proc, kind, ...fields}.
 // The writer serialises each event to one JSON line, folds the line's bytes into a running
-// 64-bit hash (FNV-1a over 64-bit words), optionally writes it to a file, and hands the structured event to
-// observers (properties). The hash of a run is therefore the hash of its JSON Lines trace,
-// byte for byte. Field order is the order the emitter gave; no pointers, no wall clock.
+// 64-bit hash (FNV-1a over 64-bit words), optionally writes it to a file, and hands the
+// structured event to observers (properties). The hash of a run is therefore the hash of its JSON
+// Lines trace, byte for byte. Field order is the order the emitter gave; no pointers, no wall
+// clock.
 #include <cstdint>
 #include <cstdio>
 #include <string>

@@ -151,7 +151,8 @@ void World::finish_exit(ProcessId process) {
   const bool terminated = slot.terminating;
   stop(process);
   trace_process(process, "exit", {{"code", static_cast<std::int64_t>(code)}});
-  if (stop_handler_) stop_handler_(process, terminated ? "terminated" : "exit", code);
+  if (stop_handler_)
+    stop_handler_(process, terminated ? StopReason::terminated : StopReason::exit, code);
 }
 
 RunStats World::run_until(TrueTime end) {

@@ -24,11 +24,12 @@
 namespace hasim {
 
 using ProcessFactory = std::function<std::unique_ptr<Process>()>;
-// Told when a process stops on its own (`how` = "exit", with its code), is killed by a
-// crash fault (`how` = "crash"), or stops after terminate() (`how` = "terminated"); not for
-// node-down or disk-loss, which take the supervisor (the node's kubelet) down too. Called
-// outside any model callback.
-using StopHandler = std::function<void(ProcessId process, std::string_view how, int code)>;
+// Why a process stopped, as its supervisor (the node's kubelet) sees it.
+enum class StopReason { exit, crash, terminated };
+// Told when a process exits on its own (with its code), is killed by a crash fault, or stops
+// after terminate(); not for node-down or disk-loss, which take the supervisor down too.
+// Called outside any model callback.
+using StopHandler = std::function<void(ProcessId process, StopReason reason, int code)>;
 
 struct NodeSetup {
   std::string name;
@@ -163,6 +164,8 @@ class World {
   void start(ProcessId process);
   void deliver_held(ProcessId process);
   void stop(ProcessId process);  // drops volatile state; shared by crash and exit
+  // crash() with a choice: node-down and disk-loss take the supervisor down too.
+  void kill(ProcessId process, std::string_view reason, bool tell_supervisor);
   void finish_exit(ProcessId process);
   // Env services.
   void send(ProcessId from, ProcessId to, Message message, Transport transport);

@@ -14,14 +14,15 @@ std::string describe_cut(const std::vector<DirectedEdge>& cut, const World& worl
 }
 }  // namespace
 
-void World::crash(ProcessId process, std::string_view reason) {
+void World::crash(ProcessId process, std::string_view reason) { kill(process, reason, true); }
+
+void World::kill(ProcessId process, std::string_view reason, bool tell_supervisor) {
   if (processes_.at(process).state == ProcessState::stopped) return;
   const bool terminated = processes_[process].terminating;
   stop(process);
   trace_process(process, "crash", {{"reason", std::string(reason)}});
-  const bool supervisor_survives = reason != "node-down" && reason != "disk-loss";
-  if (supervisor_survives && stop_handler_) {
-    stop_handler_(process, terminated ? "terminated" : "crash", -1);
+  if (tell_supervisor && stop_handler_) {
+    stop_handler_(process, terminated ? StopReason::terminated : StopReason::crash, -1);
   }
 }
 
@@ -66,7 +67,7 @@ void World::node_down(NodeId node) {
   if (!slot.up) return;
   slot.up = false;
   trace_world("node-down", slot.name, {});
-  for (ProcessId process : slot.processes) crash(process, "node-down");
+  for (ProcessId process : slot.processes) kill(process, "node-down", false);
 }
 
 void World::node_up(NodeId node) {
@@ -134,7 +135,7 @@ void World::disk_loss(NodeId node) {
   NodeSlot& slot = nodes_.at(node);
   trace_world("disk-loss", slot.name, {});
   for (ProcessId process : slot.processes) {
-    crash(process, "disk-loss");
+    kill(process, "disk-loss", false);
     processes_[process].durable.entries.clear();
     ++processes_[process].durable.wipes;
   }

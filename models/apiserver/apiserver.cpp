@@ -139,16 +139,17 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
   if (!config_.store->events_after(from, backlog)) {
     return reply(env, pending.client, request.id, Status::gone);
   }
-  watchers_.push_back(
-      Watcher{pending.client, request.id, request.key.kind, request.key.namespace_, from});
+  Watcher watcher{pending.client, request.id, request.key.kind, request.key.namespace_, from};
   reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
-  // Events between `from` and what the cache has seen are already due; later ones follow.
-  for (StoreEvent& event : backlog) {
-    if (event.revision <= seen_revision_) {
-      outgoing_.push_back(Outgoing{env.monotonic_now(), std::move(event)});
-    }
+  // The cache has released everything up to `released`: the new watcher gets that part of the
+  // backlog now, in revision order; the events still queued in the cache reach it as they do
+  // every other watcher.
+  const std::uint64_t released =
+      outgoing_.empty() ? seen_revision_ : outgoing_.front().event.revision - 1;
+  for (const StoreEvent& event : backlog) {
+    if (event.revision <= released) send_event(env, watcher, event);
   }
-  forward_due(env);
+  watchers_.push_back(std::move(watcher));
 }
 
 void ApiServer::pull_events(Env& env) {
@@ -171,21 +172,22 @@ void ApiServer::pull_events(Env& env) {
   forward_due(env);
 }
 
+void ApiServer::send_event(Env& env, Watcher& watcher, const StoreEvent& event) {
+  const ObjectKey& key = event.object->key;
+  if (key.kind != watcher.kind || event.revision <= watcher.after) return;
+  if (!watcher.namespace_.empty() && key.namespace_ != watcher.namespace_) return;
+  watcher.after = event.revision;
+  auto message = std::make_shared<WatchEvent>();
+  message->watch = watcher.watch;
+  message->event = event.type;
+  message->object = event.object;
+  env.send(watcher.client, std::move(message));
+}
+
 void ApiServer::forward_due(Env& env) {
   const LocalTime now = env.monotonic_now();
   while (!outgoing_.empty() && outgoing_.front().due <= now) {
-    const StoreEvent& event = outgoing_.front().event;
-    for (Watcher& watcher : watchers_) {
-      const ObjectKey& key = event.object->key;
-      if (key.kind != watcher.kind || event.revision <= watcher.after) continue;
-      if (!watcher.namespace_.empty() && key.namespace_ != watcher.namespace_) continue;
-      watcher.after = event.revision;
-      auto message = std::make_shared<WatchEvent>();
-      message->watch = watcher.watch;
-      message->event = event.type;
-      message->object = event.object;
-      env.send(watcher.client, std::move(message));
-    }
+    for (Watcher& watcher : watchers_) send_event(env, watcher, outgoing_.front().event);
     outgoing_.pop_front();
   }
   if (!outgoing_.empty() && !forward_timer_.has_value()) {

@@ -70,6 +70,8 @@ class ApiServer final : public Process {
   void open_watch(Env& env, std::uint64_t key);
   void pull_events(Env& env);
   void forward_due(Env& env);
+  // Sends `event` on `watcher` if it matches and is newer than what it has seen.
+  void send_event(Env& env, Watcher& watcher, const StoreEvent& event);
 
   ApiServerConfig config_;
   std::uint64_t next_key_ = 1;

@@ -20,6 +20,13 @@ std::string_view to_string(Verb verb) {
   return "?";
 }
 
+std::optional<Verb> parse_verb(std::string_view name) {
+  for (Verb verb : kVerbs) {
+    if (to_string(verb) == name) return verb;
+  }
+  return std::nullopt;
+}
+
 std::string_view Request::type() const { return "api-request"; }
 std::string_view Response::type() const { return "api-response"; }
 std::string_view WatchEvent::type() const { return "watch-event"; }

@@ -1,6 +1,7 @@
 #pragma once
 // What travels between clients and kube-apiserver (HTTP/2 over TCP: Transport::stream).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,7 +12,10 @@
 namespace hasim::api {
 
 enum class Verb : std::uint8_t { get, list, create, update, delete_, watch };
+inline constexpr Verb kVerbs[] = {Verb::get,    Verb::list,    Verb::create,
+                                  Verb::update, Verb::delete_, Verb::watch};
 std::string_view to_string(Verb verb);
+std::optional<Verb> parse_verb(std::string_view name);  // "get", ..., "delete", "watch"
 inline bool is_write(Verb verb) {
   return verb == Verb::create || verb == Verb::update || verb == Verb::delete_;
 }
