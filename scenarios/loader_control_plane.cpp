@@ -6,18 +6,16 @@
 #include <limits>
 #include <utility>
 
+#include "models/election/leader_elector.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/did_you_mean.hpp"
 
 namespace hasim::scenario_loader {
 namespace {
 
-// client-go tools/leaderelection: JitterFactor.
-constexpr double kJitterFactor = 1.2;
-
 const std::vector<std::string>& lock_names() {
-  static const std::vector<std::string> names{"leases", "endpoints", "configmaps",
-                                              "endpointsleases", "configmapsleases"};
+  static const std::vector<std::string> names(std::begin(election::kLockTypes),
+                                              std::end(election::kLockTypes));
   return names;
 }
 
@@ -25,17 +23,6 @@ std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
-}
-
-// time.Duration(JitterFactor * float64(d)): Go converts by truncation; a product beyond
-// the range of a Duration saturates here (no valid renewDeadline is longer).
-std::int64_t jittered_ns(Duration d) {
-  const double product = kJitterFactor * static_cast<double>(d.ns);
-  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
-  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
-  if (product >= 9223372036854775807.0) return kMax;
-  if (product <= -9223372036854775808.0) return kMin;
-  return static_cast<std::int64_t>(product);
 }
 
 // A duration field of `object` into `target`; false if it was given and is invalid.
@@ -115,7 +102,7 @@ void check_election(JsonReader& r, const Json& object, const std::string& path,
                 std::string(kExample));
     return;
   }
-  const std::int64_t jittered = jittered_ns(e.retryPeriod);
+  const std::int64_t jittered = election::jittered(e.retryPeriod).ns;
   if (e.renewDeadline.ns <= jittered) {
     r.error(
         JsonReader::key_path(path, given("renewDeadline") || !given("retryPeriod") ? "renewDeadline"

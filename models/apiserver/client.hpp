@@ -62,9 +62,6 @@ class ApiClient final : public ApiTransport {
   bool on_message(Env& env, const Message& message);
   bool on_timer(Env& env, std::uint64_t tag);
 
-  const ApiClientConfig& config() const { return config_; }
-  std::size_t pending() const { return pending_.size(); }
-
  private:
   struct Pending {
     ContextId context = 0;

@@ -2,6 +2,8 @@
 
 #include "sim/assert.hpp"
 
+#include <limits>
+
 namespace hasim::election {
 namespace {
 constexpr std::uint64_t kTagMask = 0xffULL << 56;
@@ -14,11 +16,16 @@ enum TimerKind : std::uint64_t {
 };
 }  // namespace
 
+Duration jittered(Duration retryPeriod) {
+  const double product = kJitterFactor * static_cast<double>(retryPeriod.ns);
+  if (product >= 9223372036854775807.0) return Duration{std::numeric_limits<std::int64_t>::max()};
+  if (product <= -9223372036854775808.0) return Duration{std::numeric_limits<std::int64_t>::min()};
+  return Duration{static_cast<std::int64_t>(product)};
+}
+
 std::optional<std::string> validate(const LeaderElectionConfig& c, const std::string& identity) {
   if (c.leaseDuration <= c.renewDeadline) return "leaseDuration must be greater than renewDeadline";
-  const auto jittered =
-      static_cast<std::int64_t>(kJitterFactor * static_cast<double>(c.retryPeriod.ns));
-  if (c.renewDeadline.ns <= jittered) {
+  if (c.renewDeadline <= jittered(c.retryPeriod)) {
     return "renewDeadline must be greater than retryPeriod*JitterFactor";
   }
   if (c.leaseDuration.ns < 1) return "leaseDuration must be greater than zero";

@@ -31,6 +31,9 @@ struct LeaderElectionConfig {
 };
 
 inline constexpr double kJitterFactor = 1.2;
+// time.Duration(JitterFactor * float64(retryPeriod)): Go truncates; a product beyond the range
+// of a Duration saturates here (no valid renewDeadline is that long).
+Duration jittered(Duration retryPeriod);
 
 // NewLeaderElector's checks, in its order; the message is upstream's.
 std::optional<std::string> validate(const LeaderElectionConfig& config,

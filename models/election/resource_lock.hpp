@@ -42,6 +42,8 @@ inline constexpr std::string_view kEndpointsLock = "endpoints";
 inline constexpr std::string_view kConfigMapsLock = "configmaps";
 inline constexpr std::string_view kEndpointsLeasesLock = "endpointsleases";
 inline constexpr std::string_view kConfigMapsLeasesLock = "configmapsleases";
+inline constexpr std::string_view kLockTypes[] = {kLeasesLock, kEndpointsLock, kConfigMapsLock,
+                                                  kEndpointsLeasesLock, kConfigMapsLeasesLock};
 // The annotation the legacy Endpoints and ConfigMap locks keep the record in.
 inline constexpr std::string_view kLeaderAnnotation = "control-plane.alpha.kubernetes.io/leader";
 
