@@ -72,11 +72,42 @@ inline ElectionSpec scheduler_defaults() {
   return spec;
 }
 
+// How KCM and the scheduler elect (KEP-4355):
+//   lease        client-go's lease race (tryAcquireOrRenew); no election controller runs;
+//   coordinated  every component publishes a LeaseCandidate and elects with Coordinated: true,
+//                every kube-apiserver runs the election controller (feature gate on);
+//   mixed        the KEP's migration: instances whose binary is the newer of the upgrade's
+//                two versions are coordinated (and their apiservers run the controller), the
+//                older ones lease-based, all on one Lease.
+enum class ElectionMode { lease, coordinated, mixed };
+std::string_view to_string(ElectionMode mode);
+
+// The election controller's choice rule: upstream's OldestEmulationVersion alone, or with the
+// Priority field the KEP proposes (highest priority first, OldestEmulationVersion among
+// equals); and what a coordinated component does if no election happens.
+struct CoordinationSpec {
+  bool priority = false;  // "strategy": "priority" (KEP PR #5357; not upstream)
+  // KEP "Risk: What if the election controller fails to elect a leader?" proposes falling
+  // back to direct leasing; upstream has no fallback (the elector polls forever). Unset: no
+  // fallback (upstream). Set: a coordinated elector that has not been elected for this long
+  // since it started campaigning also tries tryAcquireOrRenew.
+  std::optional<Duration> fallbackAfter;
+  Duration candidateRenewInterval = minutes(5);  // client-go leasecandidate requeueInterval
+  // kube-apiserver --coordinated-leadership-{lease-duration,renew-deadline,retry-period}
+  Duration leaseDuration = seconds(15);
+  Duration renewDeadline = seconds(10);
+  Duration retryPeriod = seconds(2);
+};
+
 // Control-plane nodes, each running kube-apiserver, kube-controller-manager and
 // kube-scheduler, over one ideal linearizable store (an external etcd on node "etcd").
 struct ControlPlaneSpec {
   std::vector<std::string> nodes;  // default: every node but "etcd"
-  std::string version = "1.31.0";
+  std::string version = "1.31.0";  // binary version of every component at start
+  // --emulated-version at start; empty: the binary version (no compatibility-version flow).
+  std::string emulationVersion;
+  ElectionMode election = ElectionMode::lease;
+  CoordinationSpec coordination;
   bool loadBalancer = false;              // components reach apiservers through a load balancer
   Duration requestTimeout = seconds(60);  // kube-apiserver --request-timeout
   DurationDistribution apiserverLatency = DurationDistribution::constant(Duration{});
@@ -130,6 +161,30 @@ struct FaultSpec {
   std::vector<std::string> verbs;
 };
 
+// A node-by-node upgrade (or rollback, when `to` is older than controlPlane.version): for
+// each node in turn, its kube-apiserver, kube-controller-manager and kube-scheduler stop
+// (SIGTERM with `grace`, as the kubelet replaces static pods; or a power-off), the node stays
+// down for a drawn downtime, then each component starts at the new version after its own
+// start jitter; the next node starts after the gap. With `emulation` the compatibility-version
+// flow runs: an upgrade first changes binaries (still emulating the old version) and then, in
+// a second pass, raises the emulation version; a rollback first lowers the emulation version,
+// then rolls binaries back.
+struct UpgradeSpec {
+  enum class Stop { terminate, power_off };
+  Duration at = minutes(2);
+  std::string to;                  // target binary version
+  std::vector<std::string> order;  // node names; empty: controlPlane.nodes order
+  bool randomOrder = false;        // "order": "random": a shuffle drawn from the seed
+  DurationDistribution downtime = DurationDistribution::uniform(seconds(30), seconds(90));
+  // From the last component of a node starting to the next node's stop.
+  DurationDistribution gap = DurationDistribution::uniform(seconds(30), seconds(60));
+  DurationDistribution startJitter = DurationDistribution::uniform(Duration{}, seconds(5));
+  Duration canary{};  // extra wait after the first node (a canary period)
+  bool emulation = false;
+  Stop stop = Stop::terminate;
+  Duration grace = seconds(30);
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -139,6 +194,7 @@ struct Scenario {
   NetworkSpec network;
   std::optional<HeartbeatSpec> heartbeat;
   std::optional<ControlPlaneSpec> controlPlane;
+  std::optional<UpgradeSpec> upgrade;
   std::vector<FaultSpec> faults;        // in file order; the kernel orders by (at, index)
   std::vector<std::string> properties;  // e.g. "detect-crash:10s"
 };

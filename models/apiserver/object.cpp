@@ -10,12 +10,21 @@ std::string_view to_string(Kind kind) {
       return "Endpoints";
     case Kind::config_map:
       return "ConfigMap";
+    case Kind::lease_candidate:
+      return "LeaseCandidate";
   }
   return "?";
 }
 
 std::string describe(const ObjectKey& key) {
   return std::string(to_string(key.kind)) + " " + key.namespace_ + "/" + key.name;
+}
+
+LocalTime micro_time(LocalTime time) {
+  // Floor division, so times before the epoch truncate the same way as after it.
+  std::int64_t us = time.ns / 1000;
+  if (time.ns % 1000 < 0) --us;
+  return LocalTime{us * 1000};
 }
 
 bool is_success(Status status) { return status == Status::ok || status == Status::created; }

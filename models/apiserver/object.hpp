@@ -1,8 +1,9 @@
 #pragma once
 // API objects as kube-apiserver stores them: metadata with a resourceVersion (the only
 // mutual-exclusion mechanism Kubernetes offers, a compare-and-swap on it) and the specs the
-// control-plane components use today: coordination.k8s.io/v1 Lease, and Endpoints /
-// ConfigMap carrying annotations (the legacy leader-election lock) or data.
+// control-plane components use today: coordination.k8s.io/v1 Lease, Endpoints / ConfigMap
+// carrying annotations (the legacy leader-election lock) or data, and the
+// coordination.k8s.io/v1beta1 LeaseCandidate of Coordinated Leader Election (KEP-4355).
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -15,7 +16,7 @@
 
 namespace hasim::api {
 
-enum class Kind : std::uint8_t { lease, endpoints, config_map };
+enum class Kind : std::uint8_t { lease, endpoints, config_map, lease_candidate };
 std::string_view to_string(Kind kind);
 
 struct ObjectKey {
@@ -41,14 +42,35 @@ struct LeaseSpec {
   bool operator==(const LeaseSpec&) const = default;
 };
 
+// coordination.k8s.io/v1beta1 LeaseCandidateSpec. Times are MicroTime from the writer's
+// wall clock: the candidate writes renewTime, the election controller writes pingTime.
+struct LeaseCandidateSpec {
+  std::string leaseName;  // required, immutable: the Lease this candidate contends for
+  std::optional<LocalTime> pingTime;
+  std::optional<LocalTime> renewTime;
+  std::string binaryVersion;     // semver without a leading "v"
+  std::string emulationVersion;  // <= binaryVersion; required for OldestEmulationVersion
+  std::string strategy;          // "OldestEmulationVersion" or a qualified third-party name
+  // KEP-4355 "Priority-based CLE" (KEP PR #5357): proposed, not implemented upstream; only
+  // the controller's `priority` mode reads it. Unset or > 0.
+  std::optional<std::int32_t> priority;
+  bool operator==(const LeaseCandidateSpec&) const = default;
+};
+
 struct Object {
   ObjectKey key;
   std::uint64_t resourceVersion = 0;  // 0 in a request: no precondition (create)
+  // Set by kube-apiserver on create from its wall clock, whole seconds (metav1.Time).
+  LocalTime creationTimestamp{};
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   LeaseSpec lease;                          // kind lease
   std::map<std::string, std::string> data;  // kind config_map
+  LeaseCandidateSpec candidate;             // kind lease_candidate
 };
+
+// metav1.MicroTime keeps microseconds: a time written to the API loses what is finer.
+LocalTime micro_time(LocalTime time);
 using ObjectPtr = std::shared_ptr<const Object>;
 
 // HTTP status codes the clients here distinguish, with the reason a Go client tests for

@@ -47,6 +47,8 @@ class FakeApi final : public api::ApiTransport {
         return "endpoints";
       case api::Kind::config_map:
         return "configmaps";
+      case api::Kind::lease_candidate:
+        return "leasecandidates";
     }
     return "?";
   }
