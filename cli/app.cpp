@@ -45,8 +45,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   ReportArgs report;
   CLI::App* report_command = app.add_subcommand(
       "report", "Run a Monte Carlo study and write JSON, Markdown and HTML reports");
-  report_command->add_option("NAME", report.name, "report to run: failover")->required();
-  report_command->add_option("--trials", report.trials, "trials per cell (default 1000)");
+  report_command->add_option("NAME", report.name, "report to run: upgrade-skew or failover")
+      ->required();
+  report_command->add_option("--trials", report.trials,
+                             "trials per cell (default: upgrade-skew 10000, failover 1000)");
   report_command->add_option("--seed", report.seed, "base seed (default 1)");
   report_command->add_option("--jobs", report.jobs, "threads (default: one per hardware thread)");
   report_command->add_option("--out", report.out, "output directory (default reports/out/NAME)");
@@ -54,10 +56,34 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   report_command->add_option("--lease-duration", report.lease_duration, "LD (default 15s)");
   report_command->add_option("--renew-deadline", report.renew_deadline, "RD (default 10s)");
   report_command->add_option("--retry-period", report.retry_period, "RP (default 2s)");
+  report_command->add_option("--shard", report.shard,
+                             "upgrade-skew: run shard I of N (I/N, from 0) and write only its "
+                             "trials, for `hasim merge`");
+  report_command->add_option("--nodes", report.nodes,
+                             "upgrade-skew: control-plane sizes (default 3,5)");
+  report_command->add_option("--modes", report.modes,
+                             "upgrade-skew: election modes (default lease,coordinated,mixed)");
+  report_command->add_option("--directions", report.directions,
+                             "upgrade-skew: upgrade and/or rollback (default upgrade,rollback)");
+  report_command->add_option("--from", report.from, "upgrade-skew: old version (default 1.31.0)");
+  report_command->add_option("--to", report.to, "upgrade-skew: new version (default 1.32.0)");
+  report_command->add_option("--downtime", report.downtime,
+                             "upgrade-skew: how long a node is down (default 30s..90s)");
+  report_command->add_option("--gap", report.gap,
+                             "upgrade-skew: wait before the next node (default 30s..60s)");
   report_command->add_option("--pause", report.pause, "failover: pause length (default 20s)");
   report_command->add_option("--partition", report.partition,
                              "failover: partition length (default 60s)");
   add_version(*report_command);
+
+  MergeArgs merge;
+  CLI::App* merge_command = app.add_subcommand(
+      "merge", "Combine report shards (hasim report ... --shard I/N) into the full report");
+  merge_command->add_option("SHARD", merge.shards, "shard files, one per shard, any order")
+      ->required();
+  merge_command->add_option("--out", merge.out, "output directory (default reports/out/NAME)");
+  merge_command->add_flag("--force", merge.force, "overwrite existing report files");
+  add_version(*merge_command);
 
   CLI::App* list_command =
       app.add_subcommand("list", "List example scenarios, faults, properties and reports");
@@ -85,6 +111,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*validate_command) return command_validate(validate, out, err);
   if (*list_command) return command_list(out);
   if (*report_command) return command_report(report, out, err);
+  if (*merge_command) return command_merge(merge, out, err);
   return kExitBadInput;
 }
 

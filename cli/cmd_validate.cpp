@@ -25,9 +25,9 @@ int command_validate(const std::string& path, std::ostream& out, std::ostream& e
 }
 
 int command_list(std::ostream& out) {
-  out << "Example scenarios (scenarios/examples/, scenarios/election/):\n";
+  out << "Example scenarios (scenarios/examples/, scenarios/election/, scenarios/upgrade/):\n";
   std::set<std::string> names;  // sorted: directory order is not deterministic
-  for (const char* folder : {"examples", "election"}) {
+  for (const char* folder : {"examples", "election", "upgrade"}) {
     const std::filesystem::path dir =
         std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / folder;
     std::error_code code;
@@ -50,6 +50,10 @@ int command_list(std::ostream& out) {
         << "      " << p.summary << "\n      assumes: " << p.assumes << "\n";
   }
   out << "\nReports (hasim report NAME):\n"
+      << "  upgrade-skew\n      P(a node-by-node upgrade or rollback violates version skew) "
+         "with leases, Coordinated\n      Leader Election and a mixed fleet, vs KEP-4355's "
+         "25% and the uniform-race model;\n      --shard I/N and `hasim merge` split it "
+         "across machines\n"
       << "  failover\n      time without a working leader after a leader crash, partition or "
          "pause, over trials, with dual-leader counts\n";
   return kExitHeld;

@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hasim {
 
@@ -23,7 +24,7 @@ int command_list(std::ostream& out);
 
 struct ReportArgs {
   std::string name;
-  std::uint64_t trials = 1000;
+  std::optional<std::uint64_t> trials;  // default per report
   std::uint64_t seed = 1;
   unsigned jobs = 0;  // 0: one per hardware thread
   std::string out;    // default reports/out/<name>
@@ -31,10 +32,28 @@ struct ReportArgs {
   std::string lease_duration = "15s";
   std::string renew_deadline = "10s";
   std::string retry_period = "2s";
-  std::string pause = "20s";
-  std::string partition = "60s";
+  // failover only
+  std::optional<std::string> pause;      // default 20s
+  std::optional<std::string> partition;  // default 60s
+  // upgrade-skew only
+  std::optional<std::string> shard;  // "I/N"
+  std::optional<std::string> nodes;  // "3,5"
+  std::optional<std::string> modes;  // "lease,coordinated,mixed"
+  std::optional<std::string> directions;
+  std::optional<std::string> from;  // old version
+  std::optional<std::string> to;    // new version
+  std::optional<std::string> downtime;
+  std::optional<std::string> gap;
 };
 
 int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
+
+struct MergeArgs {
+  std::vector<std::string> shards;
+  std::string out;  // default reports/out/<report>
+  bool force = false;
+};
+
+int command_merge(const MergeArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace hasim

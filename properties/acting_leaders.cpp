@@ -41,11 +41,18 @@ bool is_notable(const TraceEvent& event) {
 std::vector<ActingChange> ActingLeaders::observe(const TraceEvent& event) {
   std::vector<ActingChange> changes;
   if (event.kind == "component-start") {
-    leases_.emplace(std::string(event.string_field("lease")), event.t);
+    const std::string_view lease = event.string_field("lease");
+    if (!lease.empty()) leases_.emplace(std::string(lease), event.t);
   } else if (event.kind == "acting-start") {
     const std::string lease(event.string_field("lease"));
-    Actor actor{process_of(event), std::string(event.string_field("identity")),
-                std::string(event.string_field("version")), event.t};
+    const std::string version(event.string_field("version"));
+    const std::string_view emulation = event.string_field("emulation");
+    Actor actor{process_of(event),
+                std::string(event.string_field("identity")),
+                version,
+                event.t,
+                std::string(event.string_field("component")),
+                emulation.empty() ? version : std::string(emulation)};
     acting_[lease][actor.process] = actor;
     changes.push_back(ActingChange{true, lease, std::move(actor)});
   } else if (event.kind == "acting-end" || event.kind == "crash" || event.kind == "exit") {

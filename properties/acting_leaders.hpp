@@ -14,8 +14,12 @@ namespace hasim {
 struct Actor {
   std::string process;  // "node/proc"
   std::string identity;
-  std::string version;
+  std::string version;  // binary version
   TrueTime since{};
+  std::string component;  // "kube-controller-manager", "kube-scheduler"; "" if not traced
+  // --emulated-version (KEP-4330 compatibility versions); the binary version when the
+  // acting-start names none, as a component without the flag emulates its own version.
+  std::string emulation;
 };
 
 struct ActingChange {
@@ -30,7 +34,8 @@ class ActingLeaders {
   std::vector<ActingChange> observe(const TraceEvent& event);
   // lease -> acting process -> actor
   const std::map<std::string, std::map<std::string, Actor>>& acting() const { return acting_; }
-  // Every lease some component campaigns for, with when it was first seen.
+  // Every lease some component campaigns for, with when it was first seen (component-starts
+  // that name no lease, such as kube-apiserver's, add none).
   const std::map<std::string, TrueTime>& leases() const { return leases_; }
 
  private:

@@ -22,6 +22,13 @@ const std::vector<PropertyInfo>& property_catalog() {
        "clock-rate ratio below leaseDuration/renewDeadline; pauses and hung requests shorter "
        "than leaseDuration - retryPeriod - renewDeadline; small API latency (client-go has no "
        "fencing)"},
+      {"no-skew", "",
+       "at no instant of true time does an acting kube-controller-manager or kube-scheduler "
+       "leader run a newer (emulation) version than some serving kube-apiserver (the "
+       "version-skew policy; covers upgrades and rollbacks); every violating interval is "
+       "kept, with why the leader was elected",
+       "components trace their versions at start; a kube-apiserver serves from its start "
+       "until its process stops (a paused or cut-off one still counts as serving)"},
       {"eventually-leader", "BOUND",
        "once every partition, pause, node-down and apiserver fault has healed, some process "
        "acts as leader for each lease within BOUND",

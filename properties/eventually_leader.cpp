@@ -28,7 +28,7 @@ void EventuallyLeader::on_event(const TraceEvent& event) {
       leaderless_since_[change.lease] = event.t;
     }
   }
-  if (event.kind == "component-start") {
+  if (event.kind == "component-start" && !event.string_field("lease").empty()) {
     const std::string lease(event.string_field("lease"));
     if (!leaders_.acting().contains(lease) || leaders_.acting().at(lease).empty()) {
       leaderless_since_.emplace(lease, event.t);

@@ -2,8 +2,9 @@
 
 #include "properties/detect_crash.hpp"
 #include "properties/eventually_leader.hpp"
-#include "properties/single_leader.hpp"
 #include "properties/no_false_suspicion.hpp"
+#include "properties/no_skew.hpp"
+#include "properties/single_leader.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -42,6 +43,7 @@ std::unique_ptr<Property> make_property(std::string_view spec) {
   }
   if (name == "no-false-suspicion") return std::make_unique<NoFalseSuspicion>(std::string(spec));
   if (name == "single-leader") return std::make_unique<SingleLeader>(std::string(spec));
+  if (name == "no-skew") return std::make_unique<NoSkew>(std::string(spec));
   if (name == "eventually-leader") {
     HASIM_ASSERT(bound.has_value());
     return std::make_unique<EventuallyLeader>(std::string(spec), *bound);

@@ -240,6 +240,7 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
   add_heartbeat(*world, scenario);
   std::shared_ptr<ControlPlaneWiring> wiring;
   if (scenario.controlPlane) wiring = add_control_plane(*world, scenario);
+  if (scenario.upgrade) schedule_upgrade(*world, scenario, *wiring);
   if (hook) hook(*world);
   for (const FaultSpec& fault : scenario.faults) {
     schedule_fault(*world, scenario, fault, wiring.get());

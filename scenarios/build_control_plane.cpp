@@ -3,6 +3,7 @@
 #include "models/apiserver/ideal_store.hpp"
 #include "models/cluster/component.hpp"
 #include "models/cluster/kubelet_backoff.hpp"
+#include "models/election/run_with_leader_election.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -15,17 +16,35 @@ std::function<Duration(Rng&)> sampler(const DurationDistribution& distribution) 
   return [distribution](Rng& rng) { return distribution.sample(rng); };
 }
 
+// Whether components (and the apiserver's election controller) of this binary version use
+// Coordinated Leader Election. Mixed: the newer of the upgrade's two versions does.
+struct ElectionPolicy {
+  ElectionMode mode = ElectionMode::lease;
+  std::string newer;
+  bool coordinated(const std::string& binary) const {
+    return mode == ElectionMode::coordinated || (mode == ElectionMode::mixed && binary == newer);
+  }
+};
+
+ElectionPolicy election_policy(const Scenario& scenario) {
+  const ControlPlaneSpec& cp = *scenario.controlPlane;
+  const ElectionPolicy policy{cp.election, newer_version(scenario)};
+  HASIM_ASSERT(cp.election != ElectionMode::mixed || scenario.upgrade.has_value());
+  return policy;
+}
+
 cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const ElectionSpec& spec,
                                           std::string_view component, const std::string& node) {
   cluster::ComponentConfig config;
   config.component = std::string(component);
   config.node = node;
-  config.version = cp.version;
   config.lock_type = spec.lock;
   config.election.leaseDuration = spec.leaseDuration;
   config.election.renewDeadline = spec.renewDeadline;
   config.election.retryPeriod = spec.retryPeriod;
   config.election.releaseOnCancel = spec.releaseOnCancel;
+  config.election.coordinatedFallbackAfter = cp.coordination.fallbackAfter;
+  config.candidate_renew_interval = cp.coordination.candidateRenewInterval;
   config.client_timeout = spec.clientTimeout;
   config.work_interval = spec.workInterval;
   config.exit_zero_when_terminated = component == kSchedulerProcess;
@@ -78,23 +97,48 @@ std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenar
     w->post(subscriber, std::make_shared<api::StoreNotify>());
   };
   auto store = std::make_shared<api::IdealStore>(std::move(hooks));
+  const ElectionPolicy policy = election_policy(scenario);
 
   for (const std::string& node_name : cp.nodes) {
     const auto node = world.find_node(node_name);
     HASIM_ASSERT(node.has_value());
     auto conditions = std::make_shared<api::ApiServerConditions>();
     wiring->conditions[node_name] = conditions;
+    auto version = std::make_shared<NodeVersion>(
+        NodeVersion{cp.version, cp.emulationVersion.empty() ? cp.version : cp.emulationVersion});
+    wiring->versions[node_name] = version;
+
+    // Each factory reads the node's versions when the process (re)starts.
     api::ApiServerConfig apiserver{store, conditions, cp.requestTimeout,
-                                   sampler(cp.apiserverLatency), sampler(cp.watchLag)};
-    world.add_process(*node, std::string(kApiServerProcess),
-                      [apiserver] { return std::make_unique<api::ApiServer>(apiserver); });
-    const auto kcm =
-        component_config(cp, cp.controllerManager, kControllerManagerProcess, node_name);
-    world.add_process(*node, std::string(kControllerManagerProcess),
-                      [kcm] { return std::make_unique<cluster::Component>(kcm); });
-    const auto scheduler = component_config(cp, cp.scheduler, kSchedulerProcess, node_name);
-    world.add_process(*node, std::string(kSchedulerProcess),
-                      [scheduler] { return std::make_unique<cluster::Component>(scheduler); });
+                                   sampler(cp.apiserverLatency), sampler(cp.watchLag), {}, {}, {}};
+    election::RunWithLeaderElectionConfig cle;
+    cle.hostname = node_name;
+    cle.loopback = node_name + "/" + std::string(kApiServerProcess);
+    cle.election.leaseDuration = cp.coordination.leaseDuration;
+    cle.election.renewDeadline = cp.coordination.renewDeadline;
+    cle.election.retryPeriod = cp.coordination.retryPeriod;
+    cle.options.priority = cp.coordination.priority;
+    world.add_process(*node, std::string(kApiServerProcess), [apiserver, cle, version, policy] {
+      api::ApiServerConfig config = apiserver;
+      config.version = version->binary;
+      config.emulation = version->emulation;
+      if (policy.coordinated(version->binary)) {  // --feature-gates=CoordinatedLeaderElection
+        config.hook = [cle] { return std::make_unique<election::RunWithLeaderElection>(cle); };
+      }
+      return std::make_unique<api::ApiServer>(std::move(config));
+    });
+    for (const auto& [process, spec] :
+         {std::pair{kControllerManagerProcess, &cp.controllerManager},
+          std::pair{kSchedulerProcess, &cp.scheduler}}) {
+      const auto base = component_config(cp, *spec, process, node_name);
+      world.add_process(*node, std::string(process), [base, version, policy] {
+        cluster::ComponentConfig config = base;
+        config.version = version->binary;
+        config.emulation = version->emulation;
+        config.coordinated = policy.coordinated(version->binary);
+        return std::make_unique<cluster::Component>(std::move(config));
+      });
+    }
   }
   supervise(world, cp.kubelet);
   return wiring;

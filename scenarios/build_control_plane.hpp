@@ -12,9 +12,17 @@
 
 namespace hasim {
 
+// The versions a node's components start with; the upgrade orchestrator changes them while
+// the node is down.
+struct NodeVersion {
+  std::string binary;
+  std::string emulation;
+};
+
 struct ControlPlaneWiring {
   // The fault conditions of each control-plane node's kube-apiserver, by node name.
   std::map<std::string, std::shared_ptr<api::ApiServerConditions>> conditions;
+  std::map<std::string, std::shared_ptr<NodeVersion>> versions;  // by node name
 };
 
 // Process names on every control-plane node.
@@ -23,5 +31,12 @@ inline constexpr std::string_view kControllerManagerProcess = "kube-controller-m
 inline constexpr std::string_view kSchedulerProcess = "kube-scheduler";
 
 std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenario& scenario);
+
+// Whether scenario.upgrade goes to an older version (semver order), and the newer of the two.
+bool is_rollback(const Scenario& scenario);
+std::string newer_version(const Scenario& scenario);
+
+// Schedules the scenario's node-by-node upgrade (scenario.upgrade) on the wired control plane.
+void schedule_upgrade(World& world, const Scenario& scenario, const ControlPlaneWiring& wiring);
 
 }  // namespace hasim

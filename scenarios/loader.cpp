@@ -28,6 +28,10 @@ constexpr std::array<std::string_view, 16> kKindNames{
 static_assert(kKindNames.size() ==
               static_cast<std::size_t>(FaultSpec::Kind::apiserver_unavailable) + 1);
 
+// In the order of ElectionMode; the values of "controlPlane.election".
+constexpr std::array<std::string_view, 3> kElectionModeNames{"lease", "coordinated", "mixed"};
+static_assert(kElectionModeNames.size() == static_cast<std::size_t>(ElectionMode::mixed) + 1);
+
 std::string line_column(std::string_view text, std::size_t offset) {
   std::size_t line = 1;
   std::size_t column = 1;
@@ -177,7 +181,10 @@ void read_scenario(Context& c, const Json& doc) {
   const Json* control_plane = JsonReader::field(doc, "controlPlane");
   if (control_plane != nullptr) add_store_node(c);  // so links and faults may name it
   if (const Json* v = JsonReader::field(doc, "network")) read_network(c, *v, "$.network");
+  const Json* upgrade = JsonReader::field(doc, "upgrade");
+  c.upgrade = upgrade != nullptr;
   if (control_plane != nullptr) read_control_plane(c, *control_plane, "$.controlPlane");
+  if (upgrade != nullptr) read_upgrade(c, *upgrade, "$.upgrade");
   if (const Json* v = JsonReader::field(doc, "heartbeat")) read_heartbeat(c, *v, "$.heartbeat");
   if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
   if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
@@ -188,6 +195,11 @@ void read_scenario(Context& c, const Json& doc) {
 std::string_view to_string(FaultSpec::Kind kind) {
   const auto index = static_cast<std::size_t>(kind);
   return index < kKindNames.size() ? kKindNames[index] : "unknown";
+}
+
+std::string_view to_string(ElectionMode mode) {
+  const auto index = static_cast<std::size_t>(mode);
+  return index < kElectionModeNames.size() ? kElectionModeNames[index] : "unknown";
 }
 
 std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name) {
@@ -218,7 +230,7 @@ LoadResult load_scenario_text(std::string_view json_text, std::string_view /*sou
   Scenario scenario;
   try {
     const Json doc = Json::parse(json_text);
-    Context context{reader, scenario, {}, {}, false, {}};
+    Context context{reader, scenario, {}, {}, false, {}, false, {}, {}};
     read_scenario(context, doc);
   } catch (const Json::exception& e) {
     reader.error("$", parse_error_message(json_text, e));
@@ -279,20 +291,26 @@ const std::vector<KeySet>& scenario_key_sets() {
     std::vector<KeySet> out{
         {"scenario",
          {"$schema", "name", "description", "seed", "duration", "nodes", "network", "heartbeat",
-          "controlPlane", "faults", "properties"}},
+          "controlPlane", "upgrade", "faults", "properties"}},
         {"node", {"name", "zone", "clock"}},
         {"clock", {"offset", "drift", "rate"}},
         {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
         {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},
         {"heartbeat", {"interval", "timeout"}},
         {"controlPlane",
-         {"nodes", "version", "access", "requestTimeout", "apiserverLatency", "watchLag",
-          "components", "kubelet"}},
+         {"nodes", "version", "emulationVersion", "election", "coordination", "access",
+          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet"}},
+        {"coordination",
+         {"strategy", "fallbackAfter", "candidateRenewInterval", "leaseDuration", "renewDeadline",
+          "retryPeriod"}},
         {"components", {"kube-controller-manager", "kube-scheduler"}},
         {"component",
          {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
           "clientTimeout", "workInterval"}},
         {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
+        {"upgrade",
+         {"at", "to", "order", "downtime", "gap", "startJitter", "canary", "emulation", "stop",
+          "grace"}},
         {"fault",
          {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate", "isolate",
           "isolateZone", "groups", "from", "to", "grace", "latency", "verbs"}},
@@ -321,6 +339,11 @@ const std::vector<KeySet>& scenario_key_sets() {
 }
 
 namespace scenario_loader {
+
+const std::vector<std::string>& election_mode_names() {
+  static const std::vector<std::string> names(kElectionModeNames.begin(), kElectionModeNames.end());
+  return names;
+}
 
 const std::vector<std::string>& keys(std::string_view name) {
   for (const KeySet& set : scenario_key_sets()) {

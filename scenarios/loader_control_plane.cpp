@@ -1,6 +1,8 @@
-// "controlPlane": the control-plane nodes, the API server's behaviour, each component's
-// leader election (validated as client-go's NewLeaderElector does) and the kubelet's restart
-// back-off. Also adds the store node ("etcd") that the rest of the file may name.
+// "controlPlane": the control-plane nodes, their versions (strict semver, emulation at most
+// the binary), the API server's behaviour, how components elect (lease, coordinated or mixed,
+// with the Coordinated Leader Election settings), each component's leader election (validated
+// as client-go's NewLeaderElector does) and the kubelet's restart back-off. Also adds the
+// store node ("etcd") that the rest of the file may name.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -8,6 +10,8 @@
 
 #include "models/election/leader_elector.hpp"
 #include "scenarios/loader_internal.hpp"
+#include "models/election/coordinated_election.hpp"
+#include "sim/assert.hpp"
 #include "sim/did_you_mean.hpp"
 
 namespace hasim::scenario_loader {
@@ -19,70 +23,12 @@ const std::vector<std::string>& lock_names() {
   return names;
 }
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-// A duration field of `object` into `target`; false if it was given and is invalid.
-bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
-                         std::string_view key, DurationSign sign, Duration& target) {
-  const Json* v = JsonReader::field(object, key);
-  if (v == nullptr) return true;
-  const auto d = r.duration(*v, JsonReader::key_path(path, key), sign);
-  if (d) target = *d;
-  return d.has_value();
-}
-
-bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
-                     std::string_view key, bool& target) {
-  const Json* v = JsonReader::field(object, key);
-  if (v == nullptr) return true;
-  const auto b = r.boolean(*v, JsonReader::key_path(path, key));
-  if (b) target = *b;
-  return b.has_value();
-}
-
-// "1.31.0": MAJOR.MINOR.PATCH, each a number without leading zeros.
-bool is_semver(std::string_view text) {
-  int parts = 0;
-  std::size_t i = 0;
-  while (true) {
-    const std::size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-    const std::size_t digits = i - start;
-    if (digits == 0 || digits > 9 || (digits > 1 && text[start] == '0')) return false;
-    ++parts;
-    if (i == text.size()) return parts == 3;
-    if (text[i] != '.' || parts == 3) return false;
-    ++i;
-  }
-}
-
-void read_version(JsonReader& r, const Json& value, const std::string& path, std::string& version) {
-  const auto text = r.string(value, path);
-  if (!text) return;
-  if (is_semver(*text)) {
-    version = *text;
-  } else if (!text->empty() && (text->front() == 'v' || text->front() == 'V') &&
-             is_semver(std::string_view(*text).substr(1))) {
-    r.error(path,
-            "expected a Kubernetes version MAJOR.MINOR.PATCH without a leading \"v\", "
-            "found " +
-                JsonReader::describe(value) + "; write \"" + text->substr(1) + "\"");
-  } else {
-    r.error(path,
-            "expected a Kubernetes version MAJOR.MINOR.PATCH such as \"1.31.0\" (no "
-            "leading \"v\", no pre-release or build suffix), found " +
-                JsonReader::describe(value));
-  }
-}
-
 // The settings as client-go's NewLeaderElector checks them, in its order; the first
 // failure is reported (as NewLeaderElector returns it), at the key the user set.
+// `note` is appended to each message (it says whose settings these are when that is not a
+// component's).
 void check_election(JsonReader& r, const Json& object, const std::string& path,
-                    const ElectionSpec& e) {
+                    const ElectionSpec& e, std::string_view note = "") {
   auto given = [&](std::string_view key) { return JsonReader::field(object, key) != nullptr; };
   auto show = [&](std::string_view key, Duration d) {
     return std::string(key) + " " + short_duration(d) + (given(key) ? "" : " (the default)");
@@ -99,7 +45,7 @@ void check_election(JsonReader& r, const Json& object, const std::string& path,
                 show("renewDeadline", e.renewDeadline) +
                 ": a leader that fails to renew keeps leading until renewDeadline, so the lease "
                 "must outlast it; make leaseDuration longer or renewDeadline shorter" +
-                std::string(kExample));
+                std::string(kExample) + std::string(note));
     return;
   }
   const std::int64_t jittered = election::jittered(e.retryPeriod).ns;
@@ -113,7 +59,7 @@ void check_election(JsonReader& r, const Json& object, const std::string& path,
             show("retryPeriod", e.retryPeriod) + " * 1.2 = " + short_duration(Duration{jittered}) +
             ": the leader must get at least one jittered retry in before its deadline; "
             "make renewDeadline longer or retryPeriod shorter" +
-            std::string(kExample));
+            std::string(kExample) + std::string(note));
     return;
   }
   const std::pair<std::string_view, Duration> positive[] = {{"leaseDuration", e.leaseDuration},
@@ -127,7 +73,7 @@ void check_election(JsonReader& r, const Json& object, const std::string& path,
                 (key == "leaseDuration"   ? "15s"
                  : key == "renewDeadline" ? "10s"
                                           : "2s") +
-                "\"");
+                "\"" + std::string(note));
     return;
   }
 }
@@ -236,7 +182,134 @@ std::optional<std::vector<std::string>> read_cp_nodes(Context& c, const Json& ob
   return list;
 }
 
+// "coordination": how Coordinated Leader Election (KEP-4355) elects.
+void read_coordination(JsonReader& r, const Json& value, const std::string& path,
+                       CoordinationSpec& spec) {
+  if (!r.object(value, path, keys("coordination"), "the coordinated leader election settings")) {
+    return;
+  }
+  if (const Json* v = JsonReader::field(value, "strategy")) {
+    const std::string at = JsonReader::key_path(path, "strategy");
+    if (const auto strategy = r.string(*v, at)) {
+      static const std::vector<std::string> kStrategies{
+          std::string(election::kOldestEmulationVersion), "priority"};
+      if (*strategy == kStrategies[0] || *strategy == kStrategies[1]) {
+        spec.priority = *strategy == kStrategies[1];
+      } else {
+        r.error(at, "unknown strategy \"" + *strategy + "\"" +
+                        did_you_mean(*strategy, kStrategies) +
+                        "; use \"OldestEmulationVersion\" (upstream's only built-in strategy: "
+                        "the lowest emulation version leads, then the lowest binary version, then "
+                        "the oldest candidate; the default) or \"priority\" (the Priority field "
+                        "proposed in KEP-4355 PR #5357, not upstream: the highest priority leads, "
+                        "OldestEmulationVersion decides among equals)");
+      }
+    }
+  }
+  if (const Json* v = JsonReader::field(value, "fallbackAfter")) {
+    spec.fallbackAfter =
+        r.duration(*v, JsonReader::key_path(path, "fallbackAfter"), DurationSign::positive);
+  }
+  read_duration_field(r, value, path, "candidateRenewInterval", DurationSign::positive,
+                      spec.candidateRenewInterval);
+  // The election controller runs inside each kube-apiserver under a classic client-go
+  // LeaderElector (RunWithLeaderElection) timed by these flags, so NewLeaderElector's checks
+  // apply; read in any sign so that they say what is wrong.
+  const std::size_t before = r.error_count();
+  read_duration_field(r, value, path, "leaseDuration", DurationSign::any, spec.leaseDuration);
+  read_duration_field(r, value, path, "renewDeadline", DurationSign::any, spec.renewDeadline);
+  read_duration_field(r, value, path, "retryPeriod", DurationSign::any, spec.retryPeriod);
+  if (r.error_count() != before) return;
+  ElectionSpec timings;
+  timings.leaseDuration = spec.leaseDuration;
+  timings.renewDeadline = spec.renewDeadline;
+  timings.retryPeriod = spec.retryPeriod;
+  check_election(r, value, path, timings,
+                 " (these are kube-apiserver's --coordinated-leadership-lease-duration, "
+                 "-renew-deadline and -retry-period: the timings of the leader election the "
+                 "apiservers hold among themselves for the election controller)");
+}
+
+// "election": "lease" | "coordinated" | "mixed" into `mode`; false if given and invalid.
+bool read_election_mode(JsonReader& r, const Json& value, const std::string& path,
+                        ElectionMode& mode) {
+  const auto text = r.string(value, path);
+  if (!text) return false;
+  const std::vector<std::string>& names = election_mode_names();
+  const auto it = std::find(names.begin(), names.end(), *text);
+  if (it != names.end()) {
+    mode = static_cast<ElectionMode>(it - names.begin());
+    return true;
+  }
+  r.error(path, "unknown election mode \"" + *text + "\"" + did_you_mean(*text, names) +
+                    "; use \"lease\" (client-go's race for the Lease, no election controller; "
+                    "the default), \"coordinated\" (KEP-4355 Coordinated Leader Election: each "
+                    "component publishes a LeaseCandidate and the kube-apiservers' election "
+                    "controller picks the leader) or \"mixed\" (during an upgrade, instances at "
+                    "the newer version are coordinated and the older ones lease-based)");
+  return false;
+}
+
 }  // namespace
+
+std::string neighbour_minor(const election::SemVer& v, bool up) {
+  if (!up && v.minor == 0) return "";
+  return std::to_string(v.major) + "." + std::to_string(up ? v.minor + 1 : v.minor - 1) + ".0";
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
+                         std::string_view key, DurationSign sign, Duration& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto d = r.duration(*v, JsonReader::key_path(path, key), sign);
+  if (d) target = *d;
+  return d.has_value();
+}
+
+bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
+                     std::string_view key, bool& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto b = r.boolean(*v, JsonReader::key_path(path, key));
+  if (b) target = *b;
+  return b.has_value();
+}
+
+std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
+                                             const std::string& path, std::string& target) {
+  const auto text = r.string(value, path);
+  if (!text) return std::nullopt;
+  if (auto parsed = election::parse_semver(*text)) {
+    target = *text;
+    return parsed;
+  }
+  // ParseTolerant is what the election controller applies; strict Parse is what API
+  // validation of a LeaseCandidate demands, so a scenario must already be in that form.
+  const auto tolerant = election::parse_semver_tolerant(*text);
+  const std::string found = JsonReader::describe(value);
+  if (tolerant && !text->empty() && (text->front() == 'v' || text->front() == 'V')) {
+    r.error(path,
+            "expected a Kubernetes version MAJOR.MINOR.PATCH without a leading \"v\", found " +
+                found + "; write \"" + election::to_string(*tolerant) + "\"");
+  } else if (tolerant) {
+    r.error(path,
+            "expected a Kubernetes version MAJOR.MINOR.PATCH in strict semver (all three "
+            "parts, no leading zeros or spaces), found " +
+                found + "; write \"" + election::to_string(*tolerant) + "\"");
+  } else {
+    r.error(path,
+            "expected a Kubernetes version MAJOR.MINOR.PATCH in strict semver, such as "
+            "\"1.31.0\" or \"1.32.0-rc.1\" (no leading \"v\", no leading zeros), found " +
+                found);
+  }
+  return std::nullopt;
+}
 
 void add_store_node(Context& c) {
   const std::string store(kStoreNode);
@@ -259,8 +332,53 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
   if (c.control_plane_nodes) spec.nodes = *c.control_plane_nodes;
   add_store_node(c);
 
-  if (const Json* v = JsonReader::field(value, "version")) {
-    read_version(r, *v, JsonReader::key_path(path, "version"), spec.version);
+  const Json* version = JsonReader::field(value, "version");
+  c.version = election::parse_semver(spec.version);  // the default
+  HASIM_ASSERT(c.version.has_value());
+  if (version != nullptr) {
+    c.version = read_version(r, *version, JsonReader::key_path(path, "version"), spec.version);
+  }
+  if (const Json* v = JsonReader::field(value, "emulationVersion")) {
+    const std::string at = JsonReader::key_path(path, "emulationVersion");
+    c.emulation_version = read_version(r, *v, at, spec.emulationVersion);
+    if (c.emulation_version && c.version &&
+        election::compare(*c.emulation_version, *c.version) > 0) {
+      r.error(at, "emulationVersion " + spec.emulationVersion +
+                      " is newer than the binary version " + spec.version +
+                      (version == nullptr ? " (the default \"version\")" : "") +
+                      ": a component can emulate only its own version or an older one "
+                      "(LeaseCandidate validation rejects an emulationVersion above the "
+                      "binaryVersion); lower emulationVersion, raise \"version\", or leave "
+                      "emulationVersion out to emulate the binary version");
+    }
+  }
+  const Json* election_json = JsonReader::field(value, "election");
+  bool election_ok = true;
+  if (election_json != nullptr) {
+    election_ok = read_election_mode(r, *election_json, JsonReader::key_path(path, "election"),
+                                     spec.election);
+  }
+  if (election_ok && spec.election == ElectionMode::mixed && !c.upgrade) {
+    std::string example = "\"1.32.0\"";
+    if (c.version) example = "\"" + neighbour_minor(*c.version, true) + "\"";
+    r.error(JsonReader::key_path(path, "election"),
+            "election \"mixed\" needs an \"upgrade\": in mixed mode the instances whose binary "
+            "is the newer of the two versions (controlPlane.version and upgrade.to) elect "
+            "coordinated and the older ones lease-based, so without an upgrade there is only one "
+            "version; add \"upgrade\": {\"to\": " +
+                example +
+                "}, or use \"lease\" or \"coordinated\" for a control plane at one version");
+  }
+  if (const Json* v = JsonReader::field(value, "coordination")) {
+    const std::string at = JsonReader::key_path(path, "coordination");
+    read_coordination(r, *v, at, spec.coordination);
+    if (election_ok && spec.election == ElectionMode::lease) {
+      r.error(at, std::string("coordination settings take effect only with Coordinated Leader "
+                              "Election, but \"election\" is \"lease\"") +
+                      (election_json == nullptr ? " (the default)" : "") +
+                      "; set \"election\": \"coordinated\" (or \"mixed\" with an upgrade), or "
+                      "remove \"coordination\"");
+    }
   }
   if (const Json* v = JsonReader::field(value, "access")) {
     const std::string at = JsonReader::key_path(path, "access");

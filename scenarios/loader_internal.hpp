@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/election/semver.hpp"
 #include "scenarios/loader.hpp"
 
 namespace hasim::scenario_loader {
@@ -27,6 +28,11 @@ struct Context {
   bool control_plane = false;        // the scenario has a "controlPlane" section
   // Its nodes, when they were read without error (so fault targets can be checked).
   std::optional<std::vector<std::string>> control_plane_nodes;
+  bool upgrade = false;  // the scenario has an "upgrade" section ("election": "mixed" needs it)
+  // controlPlane.version (given or the default) and emulationVersion (if given), parsed, when
+  // valid, so the upgrade can be checked against them.
+  std::optional<election::SemVer> version;
+  std::optional<election::SemVer> emulation_version;
 };
 
 // Reports `name` unless it is a valid name; `what` says whose ("the scenario name").
@@ -54,5 +60,26 @@ void add_store_node(Context& c);
 // node. Read after "nodes" and before "faults".
 void read_control_plane(Context& c, const Json& value, const std::string& path);
 void read_faults(Context& c, const Json& value, const std::string& path);
+// "upgrade": fills c.scenario.upgrade. Read after "controlPlane" (it needs its nodes and
+// version).
+void read_upgrade(Context& c, const Json& value, const std::string& path);
+
+// "a, b, c"
+std::string join(const std::vector<std::string>& words);
+// A duration field of `object` into `target`; false if it was given and is invalid.
+bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
+                         std::string_view key, DurationSign sign, Duration& target);
+// A boolean field of `object` into `target`; false if it was given and is invalid.
+bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
+                     std::string_view key, bool& target);
+// A Kubernetes version in strict semver (blang/semver Parse, as API validation of a
+// LeaseCandidate's versions): "1.31.0", "1.32.0-rc.1". Reports anything else with the
+// tolerant reading as the fix ("v1.31" -> "1.31.0"). `target` is set only when valid.
+std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
+                                             const std::string& path, std::string& target);
+// The next minor version up (or down; "" below x.0) from `v`, for examples in messages.
+std::string neighbour_minor(const election::SemVer& v, bool up);
+// "lease", "coordinated", "mixed", in the order of ElectionMode.
+const std::vector<std::string>& election_mode_names();
 
 }  // namespace hasim::scenario_loader

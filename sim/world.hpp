@@ -107,6 +107,9 @@ class World {
   const std::string& node_name(NodeId node) const { return nodes_.at(node).name; }
   std::optional<NodeId> find_node(std::string_view name) const;
   std::optional<ProcessId> find_process(std::string_view qualified_name) const;
+  // A random stream for scenario-level drawing (e.g. an upgrade's timings), named by purpose,
+  // independent of every process's stream.
+  Rng fork_rng(std::string_view name) const { return root_rng_.fork(name); }
   const std::string& process_name(ProcessId process) const {
     return processes_.at(process).qualified;
   }

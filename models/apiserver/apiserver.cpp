@@ -18,13 +18,29 @@ ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.request_timeout.ns > 0);
 }
 
-void ApiServer::on_start(Env& env) { env.trace("apiserver-start", {}); }
+void ApiServer::on_start(Env& env) {
+  env.trace("component-start", {{"component", "kube-apiserver"},
+                                {"version", config_.version},
+                                {"emulation", config_.emulation}});
+  if (config_.hook) {
+    hook_ = config_.hook();
+    hook_->on_start(env);
+  }
+}
 
 void ApiServer::on_message(Env& env, ProcessId from, const Message& message) {
   if (dynamic_cast<const StoreNotify*>(message.get()) != nullptr) return pull_events(env);
   auto request = std::dynamic_pointer_cast<const Request>(message);
-  HASIM_ASSERT(request != nullptr);
+  if (request == nullptr) {
+    HASIM_ASSERT(hook_ != nullptr);  // only the loopback client gets answers here
+    return hook_->on_message(env, message);
+  }
   receive(env, from, std::move(request));
+}
+
+void ApiServer::on_terminate(Env& env) {
+  if (hook_ == nullptr) return env.exit(0);
+  hook_->on_terminate(env, [](Env& e) { e.exit(0); });
 }
 
 void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Request> request) {
@@ -56,8 +72,14 @@ void ApiServer::execute(Env& env, std::uint64_t key) {
       return config_.store->get(self, request.key, done);
     case Verb::list:
       return config_.store->list(self, request.key.kind, request.key.namespace_, done);
-    case Verb::create:
-      return config_.store->create(self, *request.object, done);
+    case Verb::create: {
+      // The registry stamps creationTimestamp (metav1.Time: whole seconds) from its clock.
+      Object object = *request.object;
+      constexpr std::int64_t kSecond = 1'000'000'000;
+      const std::int64_t now = env.now().ns;
+      object.creationTimestamp = LocalTime{(now / kSecond - (now % kSecond < 0 ? 1 : 0)) * kSecond};
+      return config_.store->create(self, std::move(object), done);
+    }
     case Verb::update:
       return config_.store->update(self, *request.object, done);
     case Verb::delete_:
@@ -86,6 +108,10 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
 }
 
 void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
+  if (tag >= ApiServerHook::kHookTagBase) {
+    HASIM_ASSERT(hook_ != nullptr);
+    return hook_->on_timer(env, tag);
+  }
   const std::uint64_t key = tag & ~kKindMask;
   switch (tag & kKindMask) {
     case kExecute:
@@ -139,7 +165,8 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
   if (!config_.store->events_after(from, backlog)) {
     return reply(env, pending.client, request.id, Status::gone);
   }
-  Watcher watcher{pending.client, request.id, request.key.kind, request.key.namespace_, from};
+  Watcher watcher{pending.client, request.id, request.key.kind, request.key.namespace_,
+                  request.key.name, from};
   reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
   // The cache has released everything up to `released`: the new watcher gets that part of the
   // backlog now, in revision order; the events still queued in the cache reach it as they do
@@ -176,6 +203,7 @@ void ApiServer::send_event(Env& env, Watcher& watcher, const StoreEvent& event) 
   const ObjectKey& key = event.object->key;
   if (key.kind != watcher.kind || event.revision <= watcher.after) return;
   if (!watcher.namespace_.empty() && key.namespace_ != watcher.namespace_) return;
+  if (!watcher.name.empty() && key.name != watcher.name) return;
   watcher.after = event.revision;
   auto message = std::make_shared<WatchEvent>();
   message->watch = watcher.watch;

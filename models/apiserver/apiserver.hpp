@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "models/apiserver/messages.hpp"
@@ -28,6 +29,21 @@ struct ApiServerConditions {
   bool hangs(Verb verb) const { return hang && (hang_verbs.empty() || hang_verbs.contains(verb)); }
 };
 
+// A controller kube-apiserver runs in-process from a post-start hook (the Coordinated Leader
+// Election controller), talking to its own apiserver through a loopback client. The apiserver
+// hands it the answers and watch events addressed to this process, and timers whose tag's top
+// byte is at least kHookTagBase.
+class ApiServerHook {
+ public:
+  static constexpr std::uint64_t kHookTagBase = 0x10ULL << 56;
+  virtual ~ApiServerHook() = default;
+  virtual void on_start(Env& env) = 0;
+  virtual void on_message(Env& env, const Message& message) = 0;
+  virtual void on_timer(Env& env, std::uint64_t tag) = 0;
+  // SIGTERM: stop (e.g. release a lease), then call `stopped`.
+  virtual void on_terminate(Env& env, std::function<void(Env&)> stopped) = 0;
+};
+
 struct ApiServerConfig {
   std::shared_ptr<Store> store;
   std::shared_ptr<const ApiServerConditions> conditions;
@@ -35,6 +51,9 @@ struct ApiServerConfig {
   // Sampled per request / per batch of watch events from the process's random stream.
   std::function<Duration(Rng&)> processing_latency;
   std::function<Duration(Rng&)> watch_lag;
+  std::string version;    // binary version, traced at start
+  std::string emulation;  // --emulated-version (the binary version if not set)
+  std::function<std::unique_ptr<ApiServerHook>()> hook;  // optional
 };
 
 class ApiServer final : public Process {
@@ -43,6 +62,7 @@ class ApiServer final : public Process {
   void on_start(Env& env) override;
   void on_message(Env& env, ProcessId from, const Message& message) override;
   void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
+  void on_terminate(Env& env) override;
 
  private:
   struct Pending {
@@ -55,6 +75,7 @@ class ApiServer final : public Process {
     std::uint64_t watch = 0;  // the client's watch request id
     Kind kind = Kind::lease;
     std::string namespace_;
+    std::string name;         // empty: every object of the kind
     std::uint64_t after = 0;  // last revision sent
   };
   struct Outgoing {
@@ -81,6 +102,7 @@ class ApiServer final : public Process {
   std::uint64_t seen_revision_ = 0;
   std::deque<Outgoing> outgoing_;
   std::optional<TimerId> forward_timer_;
+  std::unique_ptr<ApiServerHook> hook_;
 };
 
 }  // namespace hasim::api

@@ -12,8 +12,9 @@ ApiClient::ApiClient(ApiClientConfig config) : config_(std::move(config)) {
 ProcessId ApiClient::endpoint(Env& env) {
   if (!chosen_.has_value()) {
     chosen_ = config_.load_balanced ? env.rng().below(config_.apiservers.size()) : 0;
+    chosen_process_ = env.process(config_.apiservers[*chosen_]);
   }
-  return env.process(config_.apiservers[*chosen_]);
+  return chosen_process_;
 }
 
 void ApiClient::request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,
@@ -25,11 +26,11 @@ void ApiClient::request(Env& env, ContextId context, Verb verb, ObjectKey key, O
   send(env, context, std::move(request), std::move(done));
 }
 
-void ApiClient::watch(Env& env, ContextId context, Kind kind, std::string namespace_,
-                      std::uint64_t resourceVersion, Callback done, WatchHandler events) {
+void ApiClient::watch(Env& env, ContextId context, ObjectKey key, std::uint64_t resourceVersion,
+                      Callback done, WatchHandler events) {
   auto request = std::make_shared<Request>();
   request->verb = Verb::watch;
-  request->key = ObjectKey{kind, std::move(namespace_), {}};
+  request->key = std::move(key);
   request->resourceVersion = resourceVersion;
   watches_[next_id_] = std::move(events);
   send(env, context, std::move(request), std::move(done));

@@ -54,9 +54,11 @@ class ApiClient final : public ApiTransport {
   void request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,
                Callback done) override;
   void cancel(Env& env, ContextId context) override;
-  // Opens a watch; `done` gets the initial answer, `events` every event after it.
-  void watch(Env& env, ContextId context, Kind kind, std::string namespace_,
-             std::uint64_t resourceVersion, Callback done, WatchHandler events);
+  // Opens a watch on key.kind in key.namespace_ (empty: all), restricted to key.name if set
+  // (a metadata.name field selector); `done` gets the initial answer, `events` every event
+  // after it.
+  void watch(Env& env, ContextId context, ObjectKey key, std::uint64_t resourceVersion,
+             Callback done, WatchHandler events);
 
   // Routing from the owner: true if the input was this client's.
   bool on_message(Env& env, const Message& message);
@@ -76,6 +78,7 @@ class ApiClient final : public ApiTransport {
   std::uint64_t next_id_ = 1;
   ContextId next_context_ = 1;
   std::optional<std::size_t> chosen_;  // index into apiservers
+  ProcessId chosen_process_ = 0;       // its process id, while chosen_ is set
   std::map<std::uint64_t, Pending> pending_;
   std::map<std::uint64_t, WatchHandler> watches_;
 };

@@ -92,8 +92,11 @@ void IdealStore::subscribe(ProcessId subscriber) { subscribers_.insert(subscribe
 bool IdealStore::events_after(std::uint64_t after, std::vector<StoreEvent>& out) const {
   if (after >= revision_) return true;
   if (history_.empty() || history_.front().revision > after + 1) return false;
-  for (const StoreEvent& event : history_) {
-    if (event.revision > after) out.push_back(event);
+  // Revisions in the history are consecutive: the first one after `after` is found by index.
+  const std::uint64_t skip = after + 1 - history_.front().revision;
+  HASIM_ASSERT(history_.back().revision == history_.front().revision + history_.size() - 1);
+  for (auto it = history_.begin() + static_cast<std::ptrdiff_t>(skip); it != history_.end(); ++it) {
+    out.push_back(*it);
   }
   return true;
 }

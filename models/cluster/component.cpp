@@ -1,7 +1,7 @@
 #include "models/cluster/component.hpp"
 
-#include <cstdio>
-
+#include "models/election/coordinated_election.hpp"
+#include "models/election/identity.hpp"
 #include "models/election/multi_lock.hpp"
 #include "models/election/object_lock.hpp"
 #include "sim/assert.hpp"
@@ -11,18 +11,8 @@ namespace {
 constexpr std::uint64_t kClientTag = 1ULL << 56;
 constexpr std::uint64_t kElectorTag = 2ULL << 56;
 constexpr std::uint64_t kWorkTag = 3ULL << 56;
-
-// A version-4-shaped UUID from the process's random stream (deterministic per seed).
-std::string uuid(Rng& rng) {
-  const std::uint64_t a = rng.next_u64();
-  const std::uint64_t b = rng.next_u64();
-  char text[40];
-  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-                static_cast<unsigned>((b >> 48) & 0x3fff) | 0x8000,
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return text;
-}
+constexpr std::uint64_t kCandidateTag = 4ULL << 56;
+constexpr std::uint64_t kCandidateInformerTag = 5ULL << 56;
 
 std::unique_ptr<election::ResourceLock> make_lock(const ComponentConfig& c,
                                                   const std::string& identity,
@@ -52,12 +42,15 @@ Duration default_client_timeout(Duration renewDeadline) {
 Component::Component(ComponentConfig config) : config_(std::move(config)) {
   if (config_.lease_name.empty()) config_.lease_name = config_.component;
   if (config_.election.name.empty()) config_.election.name = config_.lease_name;
+  if (config_.emulation.empty()) config_.emulation = config_.version;
+  config_.election.coordinated = config_.coordinated;
+  HASIM_ASSERT(!config_.coordinated || config_.lock_type == election::kLeasesLock);
 }
 
 Component::~Component() = default;
 
 void Component::on_start(Env& env) {
-  identity_ = config_.node + "_" + uuid(env.rng());
+  identity_ = election::lock_identity(config_.node, env.rng());
   HASIM_ASSERT(!election::validate(config_.election, identity_).has_value());
   api::ApiClientConfig client;
   client.apiservers = config_.apiservers;
@@ -74,7 +67,8 @@ void Component::on_start(Env& env) {
     e.trace("acting-start", {{"lease", lease()},
                              {"identity", identity_},
                              {"component", config_.component},
-                             {"version", config_.version}});
+                             {"version", config_.version},
+                             {"emulation", config_.emulation}});
     if (config_.work_interval.ns > 0) work(e);
   };
   callbacks.onLeadingContextDone = [this](Env& e) {
@@ -93,8 +87,27 @@ void Component::on_start(Env& env) {
                                                        std::move(callbacks), kElectorTag);
   env.trace("component-start", {{"component", config_.component},
                                 {"version", config_.version},
+                                {"emulation", config_.emulation},
                                 {"identity", identity_},
-                                {"lease", lease()}});
+                                {"lease", lease()},
+                                {"coordinated", config_.coordinated}});
+  if (config_.coordinated) {
+    // KCM and the scheduler: NewCandidate(kube-system, identity, <component lease>, binary,
+    // emulation, OldestEmulationVersion), run beside leader election.
+    election::CandidateConfig candidate;
+    candidate.namespace_ = config_.lease_namespace;
+    candidate.name = identity_;
+    candidate.leaseName = config_.lease_name;
+    candidate.binaryVersion = config_.version;
+    candidate.emulationVersion = config_.emulation;
+    candidate.strategy = std::string(election::kOldestEmulationVersion);
+    candidate.priority = config_.priority;
+    candidate.requeueInterval = config_.candidate_renew_interval;
+    candidate.timer_tag = kCandidateTag;
+    candidate.informer_tag = kCandidateInformerTag;
+    candidate_ = std::make_unique<election::LeaseCandidate>(std::move(candidate), *client_);
+    candidate_->run(env);
+  }
   elector_->run(env);
 }
 
@@ -118,6 +131,7 @@ void Component::on_message(Env& env, ProcessId /*from*/, const Message& message)
 void Component::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (client_->on_timer(env, tag)) return;
   if (elector_->on_timer(env, tag)) return;
+  if (candidate_ != nullptr && candidate_->on_timer(env, tag)) return;
   HASIM_ASSERT(tag == kWorkTag);
   work_timer_.reset();
   if (acting_) work(env);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "models/apiserver/client.hpp"
+#include "models/election/lease_candidate.hpp"
 #include "models/election/leader_elector.hpp"
 
 namespace hasim::cluster {
@@ -19,6 +20,11 @@ struct ComponentConfig {
   std::string component;  // "kube-controller-manager", "kube-scheduler"
   std::string node;       // hostname: the first half of the identity
   std::string version;    // binary version, e.g. "1.31.0"
+  std::string emulation;  // --emulated-version; the binary version when not set
+  // KEP-4355: publish a LeaseCandidate and elect with Coordinated: true.
+  bool coordinated = false;
+  Duration candidate_renew_interval = minutes(5);
+  std::optional<std::int32_t> priority;  // the KEP's proposed LeaseCandidate priority
   std::string lease_namespace = "kube-system";
   std::string lease_name;                   // defaults to the component name
   std::string lock_type = "leases";         // resourcelock type name
@@ -52,6 +58,7 @@ class Component final : public Process {
   std::unique_ptr<api::ApiClient> client_;
   std::unique_ptr<election::ResourceLock> lock_;
   std::unique_ptr<election::LeaderElector> elector_;
+  std::unique_ptr<election::LeaseCandidate> candidate_;
   bool acting_ = false;
   bool terminating_ = false;
   std::optional<TimerId> work_timer_;

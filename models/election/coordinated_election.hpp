@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/apiserver/object.hpp"
+#include "models/election/semver.hpp"
 
 namespace hasim::election {
 
@@ -27,6 +28,11 @@ bool is_lease_expired(const api::LeaseSpec& lease, LocalTime now);
 
 // validLeaseCandidateForOldestEmulationVersion: both versions parse (ParseTolerant).
 bool valid_for_oldest_emulation_version(const api::Object& candidate);
+
+// getEmulationVersionOrZero / getBinaryVersionOrZero: the candidate's version through
+// ParseTolerant, semver's zero Version (0.0.0) when it does not parse.
+SemVer emulation_version_or_zero(const api::Object& candidate);
+SemVer binary_version_or_zero(const api::Object& candidate);
 
 // compare(lhs, rhs): -1 when lhs is the better leader, 1 when rhs is: lower emulation
 // version, then lower binary version (ParseTolerant; 0.0.0 when unparseable), then the

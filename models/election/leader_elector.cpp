@@ -171,7 +171,11 @@ void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result do
 }
 
 void LeaderElector::try_renew(Env& env, ContextId context, Result done) {
-  if (config_.coordinated) return try_coordinated_renew(env, context, std::move(done));
+  const bool fallen_back = config_.coordinatedFallbackAfter.has_value() && !is_leader() &&
+                           env.monotonic_now() - run_started_ >= *config_.coordinatedFallbackAfter;
+  if (config_.coordinated && !fallen_back) {
+    return try_coordinated_renew(env, context, std::move(done));
+  }
   try_acquire_or_renew(env, context, std::move(done));
 }
 
@@ -180,6 +184,7 @@ void LeaderElector::try_renew(Env& env, ContextId context, Result done) {
 void LeaderElector::run(Env& env) {
   HASIM_ASSERT(phase_ == Phase::idle);
   phase_ = Phase::acquiring;
+  run_started_ = env.monotonic_now();
   context_ = transport_.new_context();
   acquire_attempt(env);
 }

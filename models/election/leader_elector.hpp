@@ -28,6 +28,9 @@ struct LeaderElectionConfig {
   bool releaseOnCancel = false;
   std::string name;          // the lock's name in logs and healthz
   bool coordinated = false;  // KEP-4355: renew with tryCoordinatedRenew, never create
+  // Not upstream: the KEP's "fall back to direct leasing" proposal. A coordinated elector
+  // that has not led for this long since Run also tries tryAcquireOrRenew.
+  std::optional<Duration> coordinatedFallbackAfter;
 };
 
 inline constexpr double kJitterFactor = 1.2;
@@ -125,6 +128,7 @@ class LeaderElector {
   std::optional<TimerId> wait_timer_;      // acquire jitter / renew period / poll tick
   std::optional<TimerId> deadline_timer_;  // poll's RenewDeadline / release's timeout
   LocalTime poll_started_{};
+  LocalTime run_started_{};
   LocalTime attempt_started_{};
 };
 

@@ -77,6 +77,43 @@ expect "report refuses to overwrite" 2 "use --force" -- "$hasim" report failover
 expect "report checks client-go's rule" 2 "renewDeadline must be greater than retryPeriod\*JitterFactor" -- "$hasim" report failover --renew-deadline 2s --out "$tmp/f2"
 expect "unknown report" 2 "unknown report" -- "$hasim" report nosuch
 
+# The upgrade-skew report: small runs (one mode, 3 nodes), shards merged byte-identical to a
+# single run, refusals. These need the real trial model (reports/upgrade_trial.cpp).
+skew=(report upgrade-skew --trials 20 --nodes 3 --modes lease)
+expect "list names upgrade-skew" 0 "upgrade-skew" -- "$hasim" list
+expect "report upgrade-skew" 0 "wrote .*upgrade-skew.html" -- "$hasim" "${skew[@]}" --jobs 2 --out "$tmp/skew"
+expect "upgrade-skew prints the comparison" 0 "Comparison with KEP-4355" -- "$hasim" "${skew[@]}" --out "$tmp/skew-md"
+for f in upgrade-skew.json upgrade-skew.md upgrade-skew.html; do
+  if [ -s "$tmp/skew/$f" ]; then echo "ok:   upgrade-skew wrote $f"; else
+    echo "FAIL: upgrade-skew wrote $f"; failures=$((failures + 1)); fi
+done
+expect "upgrade-skew refuses to overwrite" 2 "use --force" -- "$hasim" "${skew[@]}" --out "$tmp/skew"
+expect "upgrade-skew --force overwrites" 0 "wrote" -- "$hasim" "${skew[@]}" --jobs 1 --out "$tmp/skew" --force
+expect "shard 0/2" 0 "wrote .*upgrade-skew.shard-0-of-2.json" -- "$hasim" "${skew[@]}" --shard 0/2 --out "$tmp/shards"
+expect "shard 1/2" 0 "trials \[20, 40\) of 40" -- "$hasim" "${skew[@]}" --shard 1/2 --out "$tmp/shards"
+expect "merge" 0 "merged 2 shards" -- "$hasim" merge "$tmp/shards/upgrade-skew.shard-1-of-2.json" "$tmp/shards/upgrade-skew.shard-0-of-2.json" --out "$tmp/merged"
+for f in upgrade-skew.json upgrade-skew.md upgrade-skew.html; do
+  # --jobs 1 (the --force run) against two shards merged: same bytes.
+  if cmp -s "$tmp/skew/$f" "$tmp/merged/$f"; then echo "ok:   merged $f equals a single run"; else
+    echo "FAIL: merged $f equals a single run"; failures=$((failures + 1)); fi
+done
+if cmp -s "$tmp/skew/upgrade-skew.md" "$tmp/skew-md/upgrade-skew.md"; then echo "ok:   --jobs 1 equals --jobs 2"; else
+  echo "FAIL: --jobs 1 equals --jobs 2"; failures=$((failures + 1)); fi
+expect "merge refuses to overwrite" 2 "use --force" -- "$hasim" merge "$tmp"/shards/upgrade-skew.shard-*-of-2.json --out "$tmp/merged"
+expect "merge names a missing shard" 2 "missing 1 of 2 shards: 1/2" -- "$hasim" merge "$tmp/shards/upgrade-skew.shard-0-of-2.json" --out "$tmp/m2"
+expect "merge names a duplicate shard" 2 "are both shard 0/2" -- "$hasim" merge "$tmp/shards/upgrade-skew.shard-0-of-2.json" "$tmp/shards/upgrade-skew.shard-0-of-2.json" --out "$tmp/m3"
+expect "merge refuses a report file" 2 "not a shard file" -- "$hasim" merge "$tmp/skew/upgrade-skew.json" --out "$tmp/m4"
+expect "merge of a missing file" 2 "cannot read the shard file" -- "$hasim" merge "$tmp/nope.json" --out "$tmp/m5"
+expect "bad --shard" 2 "--shard: .*index I must be below N" -- "$hasim" "${skew[@]}" --shard 2/2 --out "$tmp/bad"
+expect "bad --shard form" 2 "expected I/N" -- "$hasim" "${skew[@]}" --shard 1 --out "$tmp/bad"
+expect "bad --nodes" 2 "--nodes .*e.g. --nodes 3,5" -- "$hasim" report upgrade-skew --nodes 1 --out "$tmp/bad"
+expect "bad --modes" 2 "unknown value \"cle\"" -- "$hasim" report upgrade-skew --modes cle --out "$tmp/bad"
+expect "bad --from" 2 "--from \"1.31\" is not a semantic version" -- "$hasim" report upgrade-skew --from 1.31 --out "$tmp/bad"
+expect "--from must be older" 2 "must be older than --to" -- "$hasim" report upgrade-skew --from 1.33.0 --out "$tmp/bad"
+expect "failover flag on upgrade-skew" 2 "--pause applies to .hasim report failover" -- "$hasim" report upgrade-skew --pause 5s --out "$tmp/bad"
+if [ ! -e "$tmp/bad" ]; then echo "ok:   refused runs write nothing"; else
+  echo "FAIL: refused runs write nothing"; failures=$((failures + 1)); fi
+
 # Trace lines are JSON objects with t, kind.
 if head -1 "$tmp/run.trace.jsonl" | grep -qE '^\{"t":0,.*"kind":"start"'; then echo "ok:   trace format"; else
   echo "FAIL: trace format"; failures=$((failures + 1)); fi

@@ -53,8 +53,8 @@ struct Rig {
     World* w = world.get();
     auto store = std::make_shared<IdealStore>(IdealStoreHooks{
         {}, [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<StoreNotify>()); }});
-    ApiServerConfig config{
-        store, conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; }};
+    ApiServerConfig config{store, conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; },
+                           "1.31.0", "1.31.0", {}};
     world->add_process(0, "kube-apiserver",
                        [config] { return std::make_unique<ApiServer>(config); });
     auto log_ptr = log;
@@ -124,7 +124,7 @@ TEST_CASE("apiserver: a watch sees later changes after the watch lag", "[apiserv
       [](Env& env, ApiClient& c, Log& log) {
         const ContextId ctx = c.new_context();
         c.watch(
-            env, ctx, Kind::lease, "kube-system", 0,
+            env, ctx, ObjectKey{Kind::lease, "kube-system", {}}, 0,
             [&c, &log, ctx](Env& e, const Response& r) {
               log.lines.push_back(line("watch", r));
               c.request(e, ctx, Verb::create, lease("a")->key, lease("a"),
@@ -180,7 +180,7 @@ TEST_CASE("apiserver: a watch from an older resourceVersion gets the backlog fir
                               [&c, ctx, on_event](Env& e2, const Response&) {
                                 // From rv 2 (after "x"): "y" (rv 3) is backlog.
                                 c.watch(
-                                    e2, ctx, Kind::lease, "kube-system", 2,
+                                    e2, ctx, ObjectKey{Kind::lease, "kube-system", {}}, 2,
                                     [&c, ctx](Env& e3, const Response&) {
                                       c.request(e3, ctx, Verb::create, lease("a", 0, "z")->key,
                                                 lease("a", 0, "z"), [](Env&, const Response&) {});

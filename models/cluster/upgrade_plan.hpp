@@ -1,0 +1,41 @@
+#pragma once
+// The schedule of a node-by-node control-plane upgrade or rollback, drawn up front from the
+// scenario's UpgradeSpec and a random stream: for each pass and each node in order, when the
+// node's components stop, when it is back up at which versions, and when each component
+// starts (after its own jitter). The next node stops `gap` after the last component of the
+// previous one started (plus the canary period after the very first node). The compatibility-
+// version flow makes two passes: binaries then emulation for an upgrade, emulation then
+// binaries for a rollback.
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.hpp"
+#include "sim/rng.hpp"
+
+namespace hasim::cluster {
+
+struct UpgradeAction {
+  enum class Kind { stop_node, node_up, start_component };
+  Kind kind = Kind::stop_node;
+  TrueTime at{};
+  std::string node;
+  std::string component;  // start_component
+  std::string binary;     // node_up: the versions the node's components start with
+  std::string emulation;
+  int pass = 0;
+};
+
+// Components that start on every control-plane node, in this order.
+inline const std::vector<std::string>& control_plane_components() {
+  static const std::vector<std::string> kComponents{"kube-apiserver", "kube-controller-manager",
+                                                    "kube-scheduler"};
+  return kComponents;
+}
+
+// Actions in time order (ties: plan order). `from_emulation` is the emulation version at start.
+// `rollback` says `spec.to` is older than `from_binary`.
+std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
+                                        const std::string& from_binary,
+                                        const std::string& from_emulation, bool rollback, Rng& rng);
+
+}  // namespace hasim::cluster

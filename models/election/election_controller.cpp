@@ -1,0 +1,159 @@
+#include "models/election/election_controller.hpp"
+
+#include <memory>
+
+#include "models/election/coordinated_election.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::election {
+namespace {
+bool pending_ping(const api::Object& candidate) {
+  const api::LeaseCandidateSpec& spec = candidate.candidate;
+  return spec.pingTime.has_value() && spec.renewTime.has_value() &&
+         *spec.renewTime < *spec.pingTime;
+}
+
+api::ObjectKey lease_of(const api::Object& candidate) {
+  return api::ObjectKey{api::Kind::lease, candidate.key.namespace_, candidate.candidate.leaseName};
+}
+}  // namespace
+
+ElectionController::ElectionController(ElectionControllerConfig config, api::ApiClient& client)
+    : config_(config),
+      transport_(client),
+      leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tag}, client,
+              [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
+                     const api::ObjectPtr& lease) { enqueue(env, lease->key); }),
+      candidates_(api::InformerConfig{api::Kind::lease_candidate, {}, {},
+                                      config.candidate_informer_tag},
+                  client,
+                  [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
+                         const api::ObjectPtr& candidate) {
+                    if (pending_ping(*candidate)) return;  // our own ping's echo
+                    enqueue(env, lease_of(*candidate));
+                  }) {}
+
+void ElectionController::run(Env& env) {
+  auto synced = [this](Env& e) {
+    if (synced_ || !leases_.has_synced() || !candidates_.has_synced()) return;
+    synced_ = true;
+    for (const auto& [key, candidate] : candidates_.items()) enqueue(e, lease_of(*candidate));
+    gc_timer_ = e.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+    work(e);
+  };
+  leases_.run(env, synced);
+  candidates_.run(env, synced);
+}
+
+void ElectionController::stop(Env& env) {
+  stopped_ = true;
+  leases_.stop(env);
+  candidates_.stop(env);
+  for (const auto& [key, wait] : waiting_) env.cancel_timer(wait.second);
+  waiting_.clear();
+  waiting_by_tag_.clear();
+  if (gc_timer_.has_value()) env.cancel_timer(*gc_timer_);
+  gc_timer_.reset();
+  transport_.cancel_all(env);  // the step in flight finishes now, with errors, and stops
+}
+
+void ElectionController::enqueue(Env& env, const api::ObjectKey& lease) {
+  if (stopped_) return;
+  if (processing_ == lease) {
+    dirty_.insert(lease);
+    return;
+  }
+  if (queued_.insert(lease).second) queue_.push_back(lease);
+  work(env);
+}
+
+void ElectionController::add_after(Env& env, const api::ObjectKey& lease, Duration after) {
+  const LocalTime due = env.monotonic_now() + after;
+  const auto it = waiting_.find(lease);
+  if (it != waiting_.end()) {
+    if (it->second.first <= due) return;  // an earlier AddAfter stands
+    env.cancel_timer(it->second.second);
+    waiting_.erase(it);
+  }
+  const std::uint64_t id = next_wait_++;
+  HASIM_ASSERT(id < (1ULL << 56));
+  waiting_by_tag_[id] = lease;
+  waiting_[lease] = {due, env.set_timer(after, config_.queue_tag | id)};
+}
+
+void ElectionController::work(Env& env) {
+  if (stopped_ || !synced_ || processing_.has_value() || queue_.empty()) return;
+  processing_ = queue_.front();
+  queue_.pop_front();
+  queued_.erase(*processing_);
+  const ElectionListers listers{&leases_.items(), &candidates_.items()};
+  reconcile_election_step(
+      env, transport_, listers, *processing_, config_.options,
+      [this](Env& e, Duration requeue, const std::optional<std::string>& error) {
+        const api::ObjectKey key = *processing_;
+        processing_.reset();
+        if (stopped_) return;
+        if (error) e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
+        if (requeue.ns > 0) add_after(e, key, requeue);
+        if (dirty_.erase(key) > 0) enqueue(e, key);
+        work(e);
+      });
+}
+
+bool ElectionController::on_timer(Env& env, std::uint64_t tag) {
+  if (leases_.on_timer(env, tag) || candidates_.on_timer(env, tag)) return true;
+  if (tag == config_.gc_tag) {
+    gc_timer_.reset();
+    collect_garbage(env);
+    return true;
+  }
+  if ((tag & api::ApiClient::kTagMask) != config_.queue_tag) return false;
+  const auto it = waiting_by_tag_.find(tag & ~api::ApiClient::kTagMask);
+  HASIM_ASSERT(it != waiting_by_tag_.end());
+  const api::ObjectKey lease = it->second;
+  waiting_by_tag_.erase(it);
+  waiting_.erase(lease);
+  enqueue(env, lease);
+  return true;
+}
+
+void ElectionController::collect_garbage(Env& env) {
+  collect_lease_candidates(env, transport_, candidates_.items(), [](Env& e, int deleted) {
+    if (deleted > 0) e.trace("cle-gc", {{"deleted", static_cast<std::int64_t>(deleted)}});
+  });
+  gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+}
+
+void collect_lease_candidates(Env& env, api::ApiTransport& transport,
+                              const std::map<api::ObjectKey, api::ObjectPtr>& candidates,
+                              std::function<void(Env&, int deleted)> done) {
+  struct Pass {
+    int outstanding = 1;  // released after the loop, so `done` runs once, at the end
+    int deleted = 0;
+    std::function<void(Env&, int)> done;
+    void finish(Env& env) {
+      if (--outstanding == 0) done(env, deleted);
+    }
+  };
+  auto pass = std::make_shared<Pass>();
+  pass->done = std::move(done);
+  for (const auto& [key, candidate] : candidates) {
+    if (!is_lease_candidate_expired(*candidate, env.now())) continue;
+    ++pass->outstanding;
+    transport.request(env, transport.new_context(), api::Verb::get, key, nullptr,
+                      [pass, &transport, key](Env& e, const api::Response& got) {
+                        if (got.status != api::Status::ok ||
+                            !is_lease_candidate_expired(*got.object, e.now())) {
+                          return pass->finish(e);
+                        }
+                        transport.request(e, transport.new_context(), api::Verb::delete_, key,
+                                          nullptr, [pass](Env& e2, const api::Response& r) {
+                                            if (is_success(r.status)) ++pass->deleted;
+                                            pass->finish(e2);
+                                          });
+                      });
+  }
+  pass->finish(env);
+}
+
+}  // namespace hasim::election

@@ -1,0 +1,72 @@
+#pragma once
+// kube-apiserver's Coordinated Leader Election controller (leaderelection_controller.go)
+// around reconcile_election_step, and the LeaseCandidate garbage collector
+// (leasecandidategc_controller.go): informers on Leases and LeaseCandidates, a work queue of
+// Lease keys served by one worker (the apiserver passes workers = 1), requeues only through
+// AddAfter, and errors only logged. A LeaseCandidate event enqueues its spec.leaseName,
+// except while the candidate is "pending" (pinged and not yet renewed: the controller's own
+// ping write). After the caches sync, every candidate's Lease is enqueued once, since the
+// controller may start after the informers. Every 30 min the collector deletes candidates
+// expired for 30 min, after re-reading each from the API.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "models/apiserver/informer.hpp"
+#include "models/apiserver/scoped_transport.hpp"
+#include "models/election/election_step.hpp"
+
+namespace hasim::election {
+
+inline constexpr Duration kLeaseCandidateGCPeriod = minutes(30);
+
+struct ElectionControllerConfig {
+  ElectionStepOptions options;
+  std::uint64_t queue_tag = 0;              // top bytes of this controller's timer tags
+  std::uint64_t lease_informer_tag = 0;
+  std::uint64_t candidate_informer_tag = 0;
+  std::uint64_t gc_tag = 0;
+};
+
+class ElectionController {
+ public:
+  ElectionController(ElectionControllerConfig config, api::ApiClient& client);
+
+  void run(Env& env);
+  bool on_timer(Env& env, std::uint64_t tag);
+  // The controller's context ends (its apiserver lost the controller's lease): requests in
+  // flight are cancelled, timers stopped; nothing runs again and the object may be destroyed.
+  void stop(Env& env);
+
+ private:
+  void enqueue(Env& env, const api::ObjectKey& lease);
+  void add_after(Env& env, const api::ObjectKey& lease, Duration after);
+  void work(Env& env);  // the worker takes the next key, if idle
+  void collect_garbage(Env& env);
+
+  ElectionControllerConfig config_;
+  api::ScopedTransport transport_;
+  api::Informer leases_;
+  api::Informer candidates_;
+  std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
+  std::set<api::ObjectKey> queued_;
+  std::optional<api::ObjectKey> processing_;
+  std::set<api::ObjectKey> dirty_;  // added while being processed
+  std::map<api::ObjectKey, std::pair<LocalTime, TimerId>> waiting_;  // AddAfter
+  std::map<std::uint64_t, api::ObjectKey> waiting_by_tag_;
+  std::uint64_t next_wait_ = 1;
+  std::optional<TimerId> gc_timer_;
+  bool synced_ = false;
+  bool stopped_ = false;
+};
+
+// One garbage-collection pass over the candidate cache: each candidate expired there is
+// read again (GET) and deleted if still expired. `done` gets the number deleted.
+void collect_lease_candidates(Env& env, api::ApiTransport& transport,
+                              const std::map<api::ObjectKey, api::ObjectPtr>& candidates,
+                              std::function<void(Env&, int deleted)> done);
+
+}  // namespace hasim::election

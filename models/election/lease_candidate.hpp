@@ -1,0 +1,56 @@
+#pragma once
+// client-go's LeaseCandidate controller (tools/leaderelection/leasecandidate.go), which a
+// component runs beside its coordinated elector to declare candidacy for a Lease (KEP-4355):
+// its own informer on its LeaseCandidate (field selector metadata.name), and a one-key work
+// queue whose worker (ensureLease) creates the candidate if the cache lacks it, or else
+// updates only renewTime. A success requeues after requeueInterval (5 min), an error retries
+// with the controller rate limiter's per-item exponential back-off (5 ms doubling to 1000 s);
+// an update whose pingTime is after renewTime (the election controller's ping) enqueues an
+// immediate renewal, the ack.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "models/apiserver/informer.hpp"
+
+namespace hasim::election {
+
+struct CandidateConfig {
+  std::string namespace_ = "kube-system";
+  std::string name;       // the component's lock identity
+  std::string leaseName;  // the Lease it contends for
+  std::string binaryVersion;
+  std::string emulationVersion;
+  std::string strategy;
+  std::optional<std::int32_t> priority;  // the KEP's proposed field (priority mode only)
+  Duration requeueInterval = minutes(5);
+  std::uint64_t timer_tag = 0;     // top byte: the work queue's delay timer
+  std::uint64_t informer_tag = 0;  // top byte: the informer's timers
+};
+
+class LeaseCandidate {
+ public:
+  LeaseCandidate(CandidateConfig config, api::ApiClient& client);
+
+  void run(Env& env);  // Run: start the informer, wait for sync, enqueue once
+  bool on_timer(Env& env, std::uint64_t tag);
+
+ private:
+  void add_after(Env& env, Duration after);  // workqueue AddAfter: the earliest due wins
+  void add(Env& env);                        // workqueue Add
+  void process(Env& env);                    // the worker: ensureLease, then requeue
+  void done(Env& env, bool ok);
+  api::ObjectKey key() const;
+
+  CandidateConfig config_;
+  api::ApiClient& client_;
+  api::Informer informer_;
+  bool queued_ = false;      // in the queue, waiting for the worker
+  bool processing_ = false;  // the worker holds the key
+  bool dirty_ = false;       // added again while processing
+  std::optional<TimerId> delay_timer_;
+  LocalTime delay_due_{};
+  std::uint32_t failures_ = 0;
+};
+
+}  // namespace hasim::election

@@ -1,0 +1,89 @@
+#include "models/election/run_with_leader_election.hpp"
+
+#include "models/election/identity.hpp"
+#include "models/election/object_lock.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::election {
+namespace {
+// Timer tag spaces (top byte), all at or above ApiServerHook::kHookTagBase.
+constexpr std::uint64_t kClientTag = 0x10ULL << 56;
+constexpr std::uint64_t kElectorTag = 0x11ULL << 56;
+constexpr std::uint64_t kQueueTag = 0x12ULL << 56;
+constexpr std::uint64_t kLeaseInformerTag = 0x13ULL << 56;
+constexpr std::uint64_t kCandidateInformerTag = 0x14ULL << 56;
+constexpr std::uint64_t kGcTag = 0x15ULL << 56;
+constexpr std::uint64_t kUntilTag = 0x16ULL << 56;
+}  // namespace
+
+RunWithLeaderElection::RunWithLeaderElection(RunWithLeaderElectionConfig config)
+    : config_(std::move(config)) {
+  config_.election.releaseOnCancel = true;
+  config_.election.coordinated = false;
+  config_.election.name = std::string(kElectionControllerLease);
+}
+
+RunWithLeaderElection::~RunWithLeaderElection() = default;
+
+void RunWithLeaderElection::on_start(Env& env) {
+  identity_ = lock_identity(config_.hostname, env.rng());
+  HASIM_ASSERT(!validate(config_.election, identity_).has_value());
+  api::ApiClientConfig client;
+  client.apiservers = {config_.loopback};
+  client.user = identity_;
+  client.timer_tag = kClientTag;  // the loopback client sets no timeout
+  client_ = std::make_unique<api::ApiClient>(std::move(client));
+  lock_ = std::make_unique<ObjectLock>(
+      api::ObjectKey{api::Kind::lease, "kube-system", std::string(kElectionControllerLease)},
+      identity_, *client_);
+  campaign(env);
+}
+
+void RunWithLeaderElection::campaign(Env& env) {
+  LeaderCallbacks callbacks;
+  callbacks.onStartedLeading = [this](Env& e) {
+    ElectionControllerConfig controller{config_.options, kQueueTag, kLeaseInformerTag,
+                                        kCandidateInformerTag, kGcTag};
+    controller_ = std::make_unique<ElectionController>(controller, *client_);
+    e.trace("cle-controller-start", {{"identity", identity_}});
+    controller_->run(e);
+  };
+  callbacks.onLeadingContextDone = [this](Env& e) {
+    controller_->stop(e);
+    controller_.reset();
+    e.trace("cle-controller-stop", {{"identity", identity_}});
+  };
+  callbacks.onStoppedLeading = [this](Env& e) {
+    if (stopped_) return stopped_(e);
+    until_timer_ = e.set_timer(config_.election.retryPeriod, kUntilTag);  // wait.Until
+  };
+  elector_ = std::make_unique<LeaderElector>(config_.election, *lock_, *client_,
+                                             std::move(callbacks), kElectorTag);
+  elector_->run(env);
+}
+
+void RunWithLeaderElection::on_message(Env& env, const Message& message) {
+  const bool handled = client_->on_message(env, message);
+  HASIM_ASSERT(handled);
+}
+
+void RunWithLeaderElection::on_timer(Env& env, std::uint64_t tag) {
+  if (tag == kUntilTag) {
+    until_timer_.reset();
+    return campaign(env);  // the old elector has returned; replacing it here is safe
+  }
+  if (client_->on_timer(env, tag) || elector_->on_timer(env, tag)) return;
+  const bool handled = controller_ != nullptr && controller_->on_timer(env, tag);
+  HASIM_ASSERT(handled);
+}
+
+void RunWithLeaderElection::on_terminate(Env& env, std::function<void(Env&)> stopped) {
+  stopped_ = std::move(stopped);
+  if (until_timer_.has_value() || !elector_->running()) {
+    if (until_timer_.has_value()) env.cancel_timer(*until_timer_);
+    return stopped_(env);
+  }
+  elector_->cancel(env);  // releases the lease if held; OnStoppedLeading then calls stopped_
+}
+
+}  // namespace hasim::election

@@ -1,0 +1,72 @@
+// Runs a scenario's upgrade plan (models/cluster/upgrade_plan.hpp) against the World: the
+// kubelet replaces a node's static pods (SIGTERM with the grace period, and a container that
+// outlives it is killed), or the node is powered off; while it is down its versions change;
+// then each component starts at the new version.
+#include "models/cluster/upgrade_plan.hpp"
+#include "models/election/semver.hpp"
+#include "scenarios/build_control_plane.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim {
+
+bool is_rollback(const Scenario& scenario) {
+  HASIM_ASSERT(scenario.upgrade.has_value() && scenario.controlPlane.has_value());
+  const auto from = election::parse_semver(scenario.controlPlane->version);
+  const auto to = election::parse_semver(scenario.upgrade->to);
+  HASIM_ASSERT(from && to);  // the loader checked
+  return election::compare(*to, *from) < 0;
+}
+
+std::string newer_version(const Scenario& scenario) {
+  if (!scenario.upgrade) return scenario.controlPlane->version;
+  return is_rollback(scenario) ? scenario.controlPlane->version : scenario.upgrade->to;
+}
+
+void schedule_upgrade(World& world, const Scenario& scenario, const ControlPlaneWiring& wiring) {
+  const UpgradeSpec& spec = *scenario.upgrade;
+  const ControlPlaneSpec& cp = *scenario.controlPlane;
+  const bool rollback = is_rollback(scenario);
+  Rng rng = world.fork_rng("scenario/upgrade");
+  const std::string from_emulation = cp.emulationVersion.empty() ? cp.version : cp.emulationVersion;
+  World* w = &world;
+  const bool power_off = spec.stop == UpgradeSpec::Stop::power_off;
+  for (const cluster::UpgradeAction& action :
+       cluster::plan_upgrade(spec, cp.nodes, cp.version, from_emulation, rollback, rng)) {
+    const NodeId node = *world.find_node(action.node);
+    switch (action.kind) {
+      case cluster::UpgradeAction::Kind::stop_node:
+        world.at(action.at, [w, node, action, power_off, grace = spec.grace] {
+          w->trace_fault("upgrade-stop", action.node,
+                         {{"pass", static_cast<std::int64_t>(action.pass)}});
+          if (power_off) return w->node_down(node);
+          for (const std::string& component : cluster::control_plane_components()) {
+            w->terminate(*w->find_process(action.node + "/" + component), grace);
+          }
+        });
+        break;
+      case cluster::UpgradeAction::Kind::node_up: {
+        std::shared_ptr<NodeVersion> version = wiring.versions.at(action.node);
+        world.at(action.at, [w, node, action, version, power_off] {
+          version->binary = action.binary;
+          version->emulation = action.emulation;
+          w->trace_fault("upgrade-node-up", action.node,
+                         {{"version", action.binary}, {"emulation", action.emulation}});
+          if (power_off) w->node_up(node);  // the kubelet starts every static pod at boot
+        });
+        break;
+      }
+      case cluster::UpgradeAction::Kind::start_component:
+        if (power_off) break;
+        world.at(action.at, [w, action] {
+          const ProcessId process = *w->find_process(action.node + "/" + action.component);
+          // A container that ignored SIGTERM past its grace period was killed already; one
+          // still running is replaced.
+          if (w->process_state(process) != ProcessState::stopped) w->crash(process, "replaced");
+          w->restart(process);
+        });
+        break;
+    }
+  }
+}
+
+}  // namespace hasim

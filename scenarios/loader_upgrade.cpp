@@ -1,0 +1,182 @@
+// "upgrade": a node-by-node upgrade or rollback of the control plane (UpgradeSpec in
+// scenarios/scenario.hpp): when it starts, the target version, the node order, the timings
+// drawn per node, and how each node's components stop.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "scenarios/loader_internal.hpp"
+#include "sim/assert.hpp"
+#include "sim/did_you_mean.hpp"
+
+namespace hasim::scenario_loader {
+namespace {
+
+std::string join_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "\"" : ", \"") + w + "\"";
+  return out;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+// An example "order" list for messages: the control-plane nodes, last one first.
+std::string example_order(const std::vector<std::string>& nodes) {
+  std::vector<std::string> shown = nodes;
+  if (shown.size() > 1) std::rotate(shown.rbegin(), shown.rbegin() + 1, shown.rend());
+  return "[" + join_quoted(shown) + "]";
+}
+
+// "order": "sequential" (controlPlane.nodes order: spec.order stays empty), "random" (a
+// shuffle drawn from the seed) or every control-plane node once, in upgrade order.
+void read_order(Context& c, const Json& value, const std::string& path, UpgradeSpec& spec) {
+  JsonReader& r = c.reader;
+  const std::vector<std::string> none;
+  const std::vector<std::string>& cp = c.control_plane_nodes ? *c.control_plane_nodes : none;
+  const std::string example =
+      cp.empty() ? std::string("[\"cp-2\", \"cp-1\", \"cp-3\"]") : example_order(cp);
+  if (value.is_string()) {
+    static const std::vector<std::string> kForms{"sequential", "random"};
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text == "random") {
+      spec.randomOrder = true;
+    } else if (text != "sequential") {
+      r.error(path, "unknown order \"" + text + "\"" + did_you_mean(text, kForms) +
+                        "; use \"sequential\" (the control-plane nodes in their listed order, the "
+                        "default), \"random\" (a shuffle drawn from the seed) or a list of every "
+                        "control-plane node in upgrade order, e.g. " +
+                        example);
+    }
+    return;
+  }
+  if (!value.is_array()) {
+    r.error(path,
+            "expected \"sequential\", \"random\" or a list of the control-plane nodes such as " +
+                example + ", found " + JsonReader::describe(value));
+    return;
+  }
+  const auto list = r.string_list(value, path, "control-plane nodes");
+  // Without the control-plane nodes (an error reported under "controlPlane") there is nothing
+  // to check the list against.
+  if (!list || !c.control_plane_nodes) return;
+  bool ok = true;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string& node = (*list)[i];
+    if (contains(cp, node)) continue;
+    ok = false;
+    const std::string what = c.nodes.zone_of.count(node) > 0
+                                 ? "node \"" + node + "\" is not a control-plane node"
+                                 : "unknown node \"" + node + "\"";
+    r.error(JsonReader::index_path(path, i),
+            what + did_you_mean(node, cp) +
+                ", so the upgrade has nothing to replace on it; the order lists each "
+                "control-plane node once, and they are " +
+                join(cp));
+  }
+  if (!ok) return;
+  std::vector<std::string> missing;
+  for (const std::string& node : cp) {
+    if (!contains(*list, node)) missing.push_back(node);
+  }
+  if (!missing.empty()) {
+    r.error(path,
+            "the order must be a permutation of the control-plane nodes (an upgrade replaces "
+            "every one), but it leaves out " +
+                join_quoted(missing) + "; add " + (missing.size() == 1 ? "it" : "them") +
+                " where it should be upgraded, e.g. " + example +
+                ", or use \"sequential\" or \"random\"");
+    return;
+  }
+  HASIM_ASSERT(list->size() == cp.size());
+  spec.order = *list;
+}
+
+// "stop": how the node's components stop: "terminate" (SIGTERM, as the kubelet replaces a
+// static pod) or "power-off" (every process dies at once).
+void read_stop(JsonReader& r, const Json& value, const std::string& path, UpgradeSpec& spec) {
+  const auto text = r.string(value, path);
+  if (!text) return;
+  static const std::vector<std::string> kStops{"terminate", "power-off"};
+  if (*text == "terminate") {
+    spec.stop = UpgradeSpec::Stop::terminate;
+  } else if (*text == "power-off") {
+    spec.stop = UpgradeSpec::Stop::power_off;
+  } else {
+    r.error(path, "unknown stop \"" + *text + "\"" + did_you_mean(*text, kStops) +
+                      "; use \"terminate\" (each component gets SIGTERM and is killed after "
+                      "\"grace\", as the kubelet replaces a static pod; the default) or "
+                      "\"power-off\" (the node goes down: every process dies at once)");
+  }
+}
+
+void read_timings(JsonReader& r, const Json& value, const std::string& path, UpgradeSpec& spec) {
+  const std::pair<std::string_view, DurationDistribution*> distributions[] = {
+      {"downtime", &spec.downtime}, {"gap", &spec.gap}, {"startJitter", &spec.startJitter}};
+  for (const auto& [key, target] : distributions) {
+    if (const Json* v = JsonReader::field(value, key)) {
+      if (auto d = r.distribution(*v, JsonReader::key_path(path, key))) *target = *d;
+    }
+  }
+  read_duration_field(r, value, path, "canary", DurationSign::non_negative, spec.canary);
+  read_duration_field(r, value, path, "grace", DurationSign::non_negative, spec.grace);
+}
+
+}  // namespace
+
+void read_upgrade(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  if (!r.object(value, path, keys("upgrade"), "the upgrade")) return;
+  if (!c.control_plane) {
+    r.error(path,
+            "an upgrade replaces the control-plane components node by node, but the scenario "
+            "has no \"controlPlane\"; add \"controlPlane\": {} (a control plane on every node) "
+            "or remove \"upgrade\"");
+    return;
+  }
+  const std::size_t before = r.error_count();
+  UpgradeSpec spec;
+
+  const Json* at_json = JsonReader::field(value, "at");
+  if (read_duration_field(r, value, path, "at", DurationSign::non_negative, spec.at) &&
+      c.duration && spec.at >= *c.duration) {
+    r.error(at_json != nullptr ? JsonReader::key_path(path, "at") : path,
+            "the upgrade starts at " + short_duration(spec.at) +
+                (at_json == nullptr ? " (the default \"at\")" : "") + ", after the run ends at " +
+                short_duration(*c.duration) +
+                "; make \"at\" earlier or lengthen the scenario's \"duration\"");
+  }
+
+  if (const Json* v = r.required(value, path, "to", "\"1.32.0\"")) {
+    const std::string at = JsonReader::key_path(path, "to");
+    const auto to = read_version(r, *v, at, spec.to);
+    // Compare ignores build metadata, as Kubernetes does: "1.31.0+abc" is still 1.31.0.
+    if (to && c.version && election::compare(*to, *c.version) == 0) {
+      const std::string up = neighbour_minor(*c.version, true);
+      const std::string down = neighbour_minor(*c.version, false);
+      r.error(at, "\"to\" " + spec.to + " is the version the control plane already runs (" +
+                      "controlPlane.version " + election::to_string(*c.version) +
+                      "); an upgrade needs a newer version, e.g. \"" + up + "\"" +
+                      (down.empty() ? "" : ", and a rollback an older one, e.g. \"" + down + "\""));
+    }
+  }
+
+  if (const Json* v = JsonReader::field(value, "order")) {
+    read_order(c, *v, JsonReader::key_path(path, "order"), spec);
+  }
+  read_timings(r, value, path, spec);
+  read_bool_field(r, value, path, "emulation", spec.emulation);
+  const Json* stop = JsonReader::field(value, "stop");
+  if (stop != nullptr) read_stop(r, *stop, JsonReader::key_path(path, "stop"), spec);
+  if (stop != nullptr && spec.stop == UpgradeSpec::Stop::power_off &&
+      JsonReader::field(value, "grace") != nullptr) {
+    r.error(JsonReader::key_path(path, "grace"),
+            "key \"grace\" does not apply when \"stop\" is \"power-off\": a power-off kills every "
+            "process at once, with no SIGTERM and no grace period; remove \"grace\", or use "
+            "\"stop\": \"terminate\"");
+  }
+  if (r.error_count() == before) c.scenario.upgrade = std::move(spec);
+}
+
+}  // namespace hasim::scenario_loader
