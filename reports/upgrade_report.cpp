@@ -304,7 +304,8 @@ bool model_covers(int nodes) {
 }
 
 std::string kep_figure(const UpgradeCell& cell) {
-  if (cell.mode != ElectionMode::lease) return "goal: never";
+  if (cell.mode == ElectionMode::coordinated) return "goal: never";
+  if (cell.mode == ElectionMode::mixed) return "no worse than leases";
   if (cell.direction == UpgradeDirection::rollback) return "almost certain";
   return cell.nodes == 3 ? "about 25%" : "(3 nodes only)";
 }
@@ -316,6 +317,14 @@ std::string versus(double model, const Interval& interval) {
   if (model < interval.low) return "below the simulated interval";
   if (model > interval.high) return "above the simulated interval";
   return "inside the simulated interval";
+}
+
+// Two estimates compared by their 95% intervals: only disjoint intervals count as a
+// difference (a conservative test, fine for a summary sentence).
+std::string compared(const Interval& a, const Interval& b) {
+  if (a.low > b.high) return "higher (the 95% intervals do not overlap)";
+  if (a.high < b.low) return "lower (the 95% intervals do not overlap)";
+  return "not clearly different (the 95% intervals overlap)";
 }
 
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
@@ -359,14 +368,23 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
     } else if (s.cell.mode != ElectionMode::lease) {
       const UpgradeCellSummary* lease =
           find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes);
+      const std::string goal = s.cell.mode == ElectionMode::coordinated
+                                   ? "The KEP's goal (no violation)"
+                                   : "No violation";
       if (s.violating == 0) {
-        line += " The KEP's goal (no violation) held in every trial; the 95% upper bound is " +
+        line += " " + goal + " held in every trial; the 95% upper bound is " +
                 format_probability(s.interval.high) + ".";
-      } else {
+      } else if (s.cell.mode == ElectionMode::coordinated) {
         line += " The KEP's goal is no violation; violations lasted " + times_text(s) + ".";
+      } else {
+        line += " Violations lasted " + times_text(s) + ".";
       }
       if (lease != nullptr) {
-        line += " With plain leases: " + probability_text(*lease) + ", " + times_text(*lease) + ".";
+        line += " With plain leases: " + probability_text(*lease) + ", " + times_text(*lease) +
+                "; the probability is " + compared(s.interval, lease->interval) + ".";
+        if (s.cell.mode == ElectionMode::mixed) {
+          line += " The KEP (Migrations) expects a mixed fleet to be no worse than leases.";
+        }
         if (lease->violating > 0 && s.violating > 0 && lease->violation_time.mean.ns > 0) {
           const double ratio = static_cast<double>(s.violation_time.mean.ns) /
                                static_cast<double>(lease->violation_time.mean.ns);
@@ -375,6 +393,30 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
       }
     }
     out.push_back(line);
+  }
+  return out;
+}
+
+// One line per (direction, nodes): every mode's probability side by side, the bar chart in
+// words.
+std::vector<std::string> key_results(const std::vector<UpgradeCellSummary>& cells) {
+  std::vector<std::pair<UpgradeDirection, int>> groups;
+  for (const UpgradeCellSummary& s : cells) {
+    const std::pair group{s.cell.direction, s.cell.nodes};
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  }
+  std::vector<std::string> out;
+  for (const auto& [direction, nodes] : groups) {
+    std::string line = direction_name(direction) + ", " + std::to_string(nodes) + " nodes:";
+    bool first = true;
+    for (const UpgradeCellSummary& s : cells) {
+      if (s.cell.direction != direction || s.cell.nodes != nodes) continue;
+      line += std::string(first ? " " : "; ") + mode_name(s.cell.mode) + " " + probability_text(s) +
+              (s.violating > 0 ? " (mean " + secs(s.violation_time.mean) + " when violated)"
+                               : std::string());
+      first = false;
+    }
+    out.push_back(line + ".");
   }
   return out;
 }
@@ -487,9 +529,9 @@ std::vector<std::vector<std::string>> comparison_rows(
   std::vector<std::vector<std::string>> rows;
   for (const UpgradeCellSummary& s : cells) {
     std::string one = "-", two = "-";
-    if (s.cell.mode != ElectionMode::lease) {
+    if (s.cell.mode == ElectionMode::coordinated) {
       one = two = "0 (by design)";
-    } else if (model_covers(s.cell.nodes)) {
+    } else if (s.cell.mode == ElectionMode::lease && model_covers(s.cell.nodes)) {
       const UniformRaceResult m = uniform_race(s.cell.nodes, s.cell.direction);
       one = model_text(m.one_lease);
       two = model_text(m.two_leases);
@@ -846,7 +888,9 @@ std::string upgrade_markdown(const UpgradeResults& r) {
   std::string out = "# Version skew during node-by-node control-plane upgrades\n\n";
   out += settings_text(r.options) + "\n\n";
   out += std::string(kViolation) + "\n\n";
-  out += "## Skew violations\n\n";
+  out += "P(at least one violation) per upgrade, 95% interval:\n\n";
+  for (const std::string& line : key_results(cells)) out += "- " + line + "\n";
+  out += "\n## Skew violations\n\n";
   out += markdown_table(
       skew_header(), skew_rows(cells),
       {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
@@ -901,6 +945,7 @@ std::string upgrade_html(const UpgradeResults& r) {
   html.add_paragraph(std::string(kViolation));
 
   html.add_heading(2, "How often does skew break?");
+  for (const std::string& line : key_results(cells)) html.add_paragraph(line);
   std::vector<Bar> bars;
   for (const UpgradeCellSummary& s : cells) {
     bars.push_back(Bar{direction_name(s.cell.direction) + "/" + std::to_string(s.cell.nodes),

@@ -34,6 +34,13 @@ struct MessageBody {
 // Shared and immutable, so the network can duplicate a datagram without copying it.
 using Message = std::shared_ptr<const MessageBody>;
 
+// What a process receives from the peer of a stream connection whose process stopped on a
+// live node: its OS closes the sockets (FIN/RST), one link latency later. A node going down or
+// a partition sends nothing; the peer notices only through its own timeouts.
+struct ConnectionClosed final : MessageBody {
+  std::string_view type() const override { return "connection-closed"; }
+};
+
 // How a message travels. Stream: FIFO per (sender, receiver) connection, never lost or
 // duplicated alone, but everything in flight is lost when the connection drops (crash,
 // partition, drop-connections), as with TCP. Datagram: independent latency, loss and

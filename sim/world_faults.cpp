@@ -40,8 +40,16 @@ void World::stop(ProcessId process) {
   slot.state = ProcessState::stopped;
   slot.exit_code.reset();
   slot.terminating = false;
+  std::vector<ProcessId> peers;
   for (const auto& [a, b] : network_.open_connections()) {
-    if (a == process || b == process) network_.drop_connection(a, b);
+    if (a != process && b != process) continue;
+    network_.drop_connection(a, b);
+    const ProcessId peer = a == process ? b : a;
+    if (peer != process && processes_[peer].state != ProcessState::stopped) peers.push_back(peer);
+  }
+  if (!nodes_[slot.node].up) return;  // a powered-off node closes nothing
+  for (ProcessId peer : peers) {
+    send(process, peer, std::make_shared<ConnectionClosed>(), Transport::stream);
   }
 }
 

@@ -92,6 +92,28 @@ bool ApiClient::on_message(Env& env, const Message& message) {
   return false;
 }
 
+void ApiClient::on_connection_closed(Env& env, ProcessId peer) {
+  if (!chosen_.has_value() || chosen_process_ != peer) return;
+  if (config_.load_balanced) chosen_.reset();
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, pending] : pending_) ids.push_back(id);
+  for (std::uint64_t id : ids) {
+    Response reset;
+    reset.id = id;
+    reset.status = Status::connection_reset;
+    watches_.erase(id);
+    complete(env, id, reset);
+  }
+  std::map<std::uint64_t, WatchHandler> ended;
+  ended.swap(watches_);
+  for (const auto& [id, handler] : ended) {
+    WatchEvent error;
+    error.watch = id;
+    error.event = WatchEventType::error;
+    handler(env, error);
+  }
+}
+
 bool ApiClient::on_timer(Env& env, std::uint64_t tag) {
   if ((tag & kTagMask) != config_.timer_tag) return false;
   const std::uint64_t id = tag & ~kTagMask;

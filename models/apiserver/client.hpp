@@ -62,6 +62,9 @@ class ApiClient final : public ApiTransport {
 
   // Routing from the owner: true if the input was this client's.
   bool on_message(Env& env, const Message& message);
+  // The connection to `peer` closed (ConnectionClosed): if it is this client's apiserver,
+  // requests in flight fail with connection_reset and every watch ends with an error event.
+  void on_connection_closed(Env& env, ProcessId peer);
   bool on_timer(Env& env, std::uint64_t tag);
 
  private:

@@ -78,6 +78,7 @@ void Informer::watch(Env& env) {
       },
       [this, generation](Env& e, const WatchEvent& event) {
         if (generation != generation_) return;
+        if (event.event == WatchEventType::error) return retry(e);  // the reflector re-lists
         apply(e, event.event, event.object);
       });
 }

@@ -39,7 +39,8 @@ struct Response final : MessageBody {
   std::string_view type() const override;
 };
 
-enum class WatchEventType : std::uint8_t { added, modified, deleted };
+// error: the watch ended (as a watch's ERROR event or a closed stream); object is null.
+enum class WatchEventType : std::uint8_t { added, modified, deleted, error };
 
 // One event on a watch opened by Request{verb = watch}; `watch` is that request's id.
 struct WatchEvent final : MessageBody {

@@ -45,6 +45,8 @@ std::string_view to_string(Status status) {
       return "410 Gone";
     case Status::unavailable:
       return "503 ServiceUnavailable";
+    case Status::connection_reset:
+      return "connection reset";
     case Status::timeout:
       return "504 Timeout";
     case Status::client_timeout:

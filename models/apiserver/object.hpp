@@ -87,6 +87,7 @@ enum class Status : std::uint8_t {
   client_timeout,    // the client's own http.Client timeout expired (no response seen)
   context_canceled,  // the caller's context ended first
   not_initialized,   // a lock's local check failed before any request was made
+  connection_reset,  // the server's process went away mid-request (EOF / connection reset)
 };
 bool is_success(Status status);
 std::string_view to_string(Status status);

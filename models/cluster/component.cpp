@@ -123,8 +123,11 @@ void Component::work(Env& env) {
                    [](Env&, const api::Response&) {});
 }
 
-void Component::on_message(Env& env, ProcessId /*from*/, const Message& message) {
+void Component::on_message(Env& env, ProcessId from, const Message& message) {
   HASIM_ASSERT(client_ != nullptr);
+  if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) {
+    return client_->on_connection_closed(env, from);
+  }
   client_->on_message(env, message);
 }
 

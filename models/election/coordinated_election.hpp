@@ -46,7 +46,8 @@ api::ObjectPtr pick_best_leader_oldest_emulation_version(
 
 // The KEP's proposed Priority field (PR #5357, not upstream): among candidates with the
 // highest priority > 0, OldestEmulationVersion decides; with no priorities set, it alone
-// decides.
+// decides. A priority <= 0 counts as unset, and the highest priority is taken over the
+// candidates OldestEmulationVersion accepts (an unparseable one cannot claim the lease).
 api::ObjectPtr pick_best_leader_with_priority(const std::vector<api::ObjectPtr>& candidates);
 
 // pickBestStrategy (v1beta1): seeds from the first candidate, adopts the strategy of any
