@@ -154,6 +154,7 @@ Run prepare(const Scenario& scenario, std::uint64_t seed) {
   HASIM_ASSERT(scenario.upgrade.has_value());
   Run run;
   run.world = build_world(scenario, seed);
+  run.world->trace().disable_hash();  // only the observers read this trace
   const auto plan = plan_of(scenario, *run.world);
   HASIM_ASSERT(!plan.empty());
   run.start = plan.front().at;

@@ -137,9 +137,18 @@ bool TraceWriter::open_file(const std::string& path) {
   return file_ != nullptr;
 }
 
+const TraceHash& TraceWriter::hash() const {
+  HASIM_ASSERT(hashing_);
+  return hash_;
+}
+
 void TraceWriter::record(const TraceEvent& event) {
+  if (!hashing_ && file_ == nullptr && capture_limit_ == 0) {
+    for (TraceObserver* observer : observers_) observer->on_event(event);
+    return;
+  }
   format_trace_line(event, line_);
-  hash_.add_line(line_);
+  if (hashing_) hash_.add_line(line_);
   if (file_ != nullptr) {
     std::fwrite(line_.data(), 1, line_.size(), file_);
     std::fputc('\n', file_);

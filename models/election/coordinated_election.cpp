@@ -1,5 +1,7 @@
 #include "models/election/coordinated_election.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -16,8 +18,19 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
 
 // Upstream falls back to semver's zero Version on a parse error, so outside the OEV picker's
 // pre-filter garbage ranks as 0.0.0, the oldest (and therefore best) version.
+// ParseTolerant, remembered: the controller ranks the same few version strings again on every
+// reconcile step (several per second), and parsing dominated its cost. Pure, so a per-thread
+// memo changes no result (report trials run on several threads).
+const std::optional<SemVer>& parsed_tolerant(const std::string& text) {
+  thread_local std::map<std::string, std::optional<SemVer>, std::less<>> memo;
+  if (memo.size() >= 1024) memo.clear();  // bounded: versions are few, names are not
+  auto it = memo.find(text);
+  if (it == memo.end()) it = memo.emplace(text, parse_semver_tolerant(text)).first;
+  return it->second;
+}
+
 SemVer version_or_zero(const std::string& text) {
-  return parse_semver_tolerant(text).value_or(SemVer{});
+  return parsed_tolerant(text).value_or(SemVer{});
 }
 
 // Priority as KEP PR #5357 proposes it: only a value > 0 counts; unset, zero or negative (which
@@ -43,8 +56,8 @@ bool is_lease_expired(const api::LeaseSpec& lease, LocalTime now) {
 
 bool valid_for_oldest_emulation_version(const api::Object& candidate) {
   const api::LeaseCandidateSpec& spec = spec_of(candidate);
-  return parse_semver_tolerant(spec.emulationVersion).has_value() &&
-         parse_semver_tolerant(spec.binaryVersion).has_value();
+  return parsed_tolerant(spec.emulationVersion).has_value() &&
+         parsed_tolerant(spec.binaryVersion).has_value();
 }
 
 SemVer emulation_version_or_zero(const api::Object& candidate) {
