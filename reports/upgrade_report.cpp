@@ -457,15 +457,19 @@ std::vector<std::string> model_differences(const UpgradeSettings& s) {
       "The starting leader. The model starts with the leader uniform over the nodes; the "
       "simulation starts with whoever won the start-up race.",
       "Coordinated Leader Election. The election controller in kube-apiserver picks the "
-      "candidate with the oldest version and preempts a newer leader by setting "
-      "preferredHolder, but only after the older candidate's LeaseCandidate has been pinged "
-      "and has answered, and the leader stops only at its next renewal. In a rollback the "
-      "older kube-apiserver of the first node serves before its controllers have published "
-      "their LeaseCandidates, so a short violation window remains possible: the findings above "
-      "show how often and how long.",
+      "candidate with the oldest version, but it preempts a newer leader only by marking the "
+      "end of its term (preferredHolder), and only once the older candidate's LeaseCandidate "
+      "exists and has answered a ping (within 5s). The marked leader then refuses to renew "
+      "and stops acting when its renew loop gives up, after renewDeadline (" +
+          format_duration(s.renewDeadline) +
+          "). In a rollback the first node's older kube-apiserver serves before all this has "
+          "happened, so a window of roughly renewDeadline plus the ping round remains: the "
+          "findings above show how often and how long.",
       "Mixed fleet. Instances of the newer binary elect through the coordinator, instances of "
-      "the older one race for the same Lease with plain leases, as the KEP's migration "
-      "describes, so either kind of election can decide a step.",
+      "the older one race for the same Lease with plain leases (the KEP's Migrations "
+      "section). A lease-based holder ignores preferredHolder, so the coordinator cannot "
+      "preempt it and elects only when the Lease is free or expired; whichever kind of "
+      "elector gets there first decides a step.",
   };
 }
 

@@ -27,6 +27,16 @@ Duration upper_bound(const DurationDistribution& d) {
   }
 }
 
+// The latest the upgrade's last component can start, from the distributions' bounds.
+TrueTime latest_last_start(const Scenario& scenario) {
+  const UpgradeSpec& spec = *scenario.upgrade;
+  const int passes = spec.emulation ? 2 : 1;
+  const auto nodes = static_cast<std::int64_t>(scenario.controlPlane->nodes.size());
+  const Duration per_node =
+      upper_bound(spec.downtime) + upper_bound(spec.startJitter) + upper_bound(spec.gap);
+  return TrueTime{spec.at.ns} + spec.canary + per_node * (nodes * passes);
+}
+
 // The upgrade's actions, drawn exactly as schedule_upgrade draws them for this world.
 std::vector<cluster::UpgradeAction> plan_of(const Scenario& scenario, const World& world) {
   const ControlPlaneSpec& cp = *scenario.controlPlane;
@@ -159,7 +169,11 @@ Run prepare(const Scenario& scenario, std::uint64_t seed) {
   HASIM_ASSERT(!plan.empty());
   run.start = plan.front().at;
   run.last_start = plan.back().at;
-  run.end = std::min(TrueTime{scenario.duration.ns}, run.last_start + minutes(2));
+  // Once the last component has started every version is the same and no violation is
+  // possible; the run goes on for the scenario's settle time (its duration past the latest
+  // possible last start) so leadership settles (leaders_at_end).
+  const Duration settle = TrueTime{scenario.duration.ns} - latest_last_start(scenario);
+  run.end = run.last_start + settle;
   return run;
 }
 
@@ -201,10 +215,7 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
   spec.at = kUpgradeAt;
   spec.to = upgrade ? settings.new_version : settings.old_version;
   scenario.upgrade = spec;
-  const int passes = spec.emulation ? 2 : 1;
-  const Duration per_node =
-      upper_bound(spec.downtime) + upper_bound(spec.startJitter) + upper_bound(spec.gap);
-  scenario.duration = spec.at + spec.canary + per_node * (cell.nodes * passes) + settings.settle;
+  scenario.duration = Duration{latest_last_start(scenario).ns} + settings.settle;
   scenario.properties = {"no-skew"};
   return scenario;
 }

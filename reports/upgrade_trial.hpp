@@ -39,18 +39,18 @@ struct UpgradeSettings {
   Duration retryPeriod = seconds(2);
   // How long a trial runs after the last node's components started, so that leadership
   // settles and late violations are seen.
-  Duration settle = minutes(2);
+  Duration settle = minutes(1);
 };
 
 struct UpgradeTrial {
-  bool violated = false;                   // no-skew failed at least once
-  Duration violation_time{};               // total time some acting leader was too new
-  std::optional<Duration> first_violation; // from the upgrade's start to the first violation
-  std::uint64_t leader_changes = 0;        // acting-start events of KCM and scheduler during it
-  std::uint64_t lease_writes = 0;          // writes accepted on Lease objects during it
-  std::uint64_t candidate_writes = 0;      // ... on LeaseCandidate objects
-  Duration upgrade_duration{};             // first node stopped .. last component started
-  bool leaders_at_end = false;             // both components had an acting leader at the end
+  bool violated = false;                    // no-skew failed at least once
+  Duration violation_time{};                // total time some acting leader was too new
+  std::optional<Duration> first_violation;  // from the upgrade's start to the first violation
+  std::uint64_t leader_changes = 0;         // acting-start events of KCM and scheduler during it
+  std::uint64_t lease_writes = 0;           // writes accepted on Lease objects during it
+  std::uint64_t candidate_writes = 0;       // ... on LeaseCandidate objects
+  Duration upgrade_duration{};              // first node stopped .. last component started
+  bool leaders_at_end = false;              // both components had an acting leader at the end
 };
 
 // The scenario of one cell (timings drawn per trial from the seed).

@@ -109,8 +109,14 @@ std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenar
     wiring->versions[node_name] = version;
 
     // Each factory reads the node's versions when the process (re)starts.
-    api::ApiServerConfig apiserver{store, conditions, cp.requestTimeout,
-                                   sampler(cp.apiserverLatency), sampler(cp.watchLag), {}, {}, {}};
+    api::ApiServerConfig apiserver{store,
+                                   conditions,
+                                   cp.requestTimeout,
+                                   sampler(cp.apiserverLatency),
+                                   sampler(cp.watchLag),
+                                   {},
+                                   {},
+                                   {}};
     election::RunWithLeaderElectionConfig cle;
     cle.hostname = node_name;
     cle.loopback = node_name + "/" + std::string(kApiServerProcess);
@@ -127,9 +133,8 @@ std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenar
       }
       return std::make_unique<api::ApiServer>(std::move(config));
     });
-    for (const auto& [process, spec] :
-         {std::pair{kControllerManagerProcess, &cp.controllerManager},
-          std::pair{kSchedulerProcess, &cp.scheduler}}) {
+    for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
+                                        std::pair{kSchedulerProcess, &cp.scheduler}}) {
       const auto base = component_config(cp, *spec, process, node_name);
       world.add_process(*node, std::string(process), [base, version, policy] {
         cluster::ComponentConfig config = base;

@@ -37,30 +37,30 @@ bool Informer::matches(const Object& object) const {
 void Informer::list(Env& env) {
   const std::uint64_t generation = ++generation_;
   context_ = client_.new_context();
-  client_.request(
-      env, context_, Verb::list, ObjectKey{config_.kind, config_.namespace_, {}}, nullptr,
-      [this, generation](Env& e, const Response& response) {
-        if (generation != generation_) return;
-        if (response.status != Status::ok) return retry(e);
-        // Replace: what the list lacks was deleted while we were not watching.
-        std::map<ObjectKey, ObjectPtr> listed;
-        for (const ObjectPtr& object : response.items) {
-          if (matches(*object)) listed.emplace(object->key, object);
-        }
-        std::vector<ObjectPtr> gone;
-        for (const auto& [key, object] : cache_) {
-          if (!listed.contains(key)) gone.push_back(object);
-        }
-        for (const ObjectPtr& object : gone) apply(e, WatchEventType::deleted, object);
-        for (const auto& [key, object] : listed) apply(e, WatchEventType::modified, object);
-        last_revision_ = response.resourceVersion;
-        backoff_ = Duration{};
-        watch(e);
-        if (!synced_) {
-          synced_ = true;
-          if (on_synced_) on_synced_(e);
-        }
-      });
+  client_.request(env, context_, Verb::list, ObjectKey{config_.kind, config_.namespace_, {}},
+                  nullptr, [this, generation](Env& e, const Response& response) {
+                    if (generation != generation_) return;
+                    if (response.status != Status::ok) return retry(e);
+                    // Replace: what the list lacks was deleted while we were not watching.
+                    std::map<ObjectKey, ObjectPtr> listed;
+                    for (const ObjectPtr& object : response.items) {
+                      if (matches(*object)) listed.emplace(object->key, object);
+                    }
+                    std::vector<ObjectPtr> gone;
+                    for (const auto& [key, object] : cache_) {
+                      if (!listed.contains(key)) gone.push_back(object);
+                    }
+                    for (const ObjectPtr& object : gone) apply(e, WatchEventType::deleted, object);
+                    for (const auto& [key, object] : listed)
+                      apply(e, WatchEventType::modified, object);
+                    last_revision_ = response.resourceVersion;
+                    backoff_ = Duration{};
+                    watch(e);
+                    if (!synced_) {
+                      synced_ = true;
+                      if (on_synced_) on_synced_(e);
+                    }
+                  });
 }
 
 void Informer::watch(Env& env) {
@@ -72,8 +72,8 @@ void Informer::watch(Env& env) {
         if (generation != generation_) return;
         if (response.status != Status::ok) return retry(e);
         const Duration timeout{kMinWatchTimeout.ns +
-                               static_cast<std::int64_t>(e.rng().below(
-                                   static_cast<std::uint64_t>(kMinWatchTimeout.ns)))};
+                               static_cast<std::int64_t>(
+                                   e.rng().below(static_cast<std::uint64_t>(kMinWatchTimeout.ns)))};
         timer_ = e.set_timer(timeout, config_.timer_tag | kRewatch);
       },
       [this, generation](Env& e, const WatchEvent& event) {
@@ -103,9 +103,9 @@ void Informer::retry(Env& env) {
   client_.cancel(env, context_);
   ++generation_;
   if (timer_.has_value()) env.cancel_timer(*timer_);
-  backoff_ = backoff_.ns == 0 ? kInitialBackoff
-                              : (backoff_.ns * 2 > kMaxBackoff.ns ? kMaxBackoff
-                                                                  : Duration{backoff_.ns * 2});
+  backoff_ = backoff_.ns == 0
+                 ? kInitialBackoff
+                 : (backoff_.ns * 2 > kMaxBackoff.ns ? kMaxBackoff : Duration{backoff_.ns * 2});
   timer_ = env.set_timer(backoff_, config_.timer_tag | kRelist);
 }
 

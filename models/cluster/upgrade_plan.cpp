@@ -9,7 +9,8 @@ namespace hasim::cluster {
 
 std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
                                         const std::string& from_binary,
-                                        const std::string& from_emulation, bool rollback, Rng& rng) {
+                                        const std::string& from_emulation, bool rollback,
+                                        Rng& rng) {
   HASIM_ASSERT(!spec.to.empty() && !nodes.empty());
   if (!spec.order.empty()) nodes = spec.order;
   if (spec.randomOrder) {  // Fisher-Yates from the seed
@@ -36,12 +37,13 @@ std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std
       const int p = static_cast<int>(pass);
       actions.push_back({UpgradeAction::Kind::stop_node, t, node, {}, {}, {}, p});
       const TrueTime up = t + spec.downtime.sample(rng);
-      actions.push_back({UpgradeAction::Kind::node_up, up, node, {}, passes[pass].first,
-                         passes[pass].second, p});
+      actions.push_back(
+          {UpgradeAction::Kind::node_up, up, node, {}, passes[pass].first, passes[pass].second, p});
       TrueTime last = up;
       for (const std::string& component : control_plane_components()) {
         const TrueTime start = up + spec.startJitter.sample(rng);
-        actions.push_back({UpgradeAction::Kind::start_component, start, node, component, {}, {}, p});
+        actions.push_back(
+            {UpgradeAction::Kind::start_component, start, node, component, {}, {}, p});
         last = std::max(last, start);
       }
       t = last + spec.gap.sample(rng);

@@ -24,14 +24,14 @@ ElectionController::ElectionController(ElectionControllerConfig config, api::Api
       leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tag}, client,
               [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
                      const api::ObjectPtr& lease) { enqueue(env, lease->key); }),
-      candidates_(api::InformerConfig{api::Kind::lease_candidate, {}, {},
-                                      config.candidate_informer_tag},
-                  client,
-                  [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
-                         const api::ObjectPtr& candidate) {
-                    if (pending_ping(*candidate)) return;  // our own ping's echo
-                    enqueue(env, lease_of(*candidate));
-                  }) {}
+      candidates_(
+          api::InformerConfig{api::Kind::lease_candidate, {}, {}, config.candidate_informer_tag},
+          client,
+          [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
+                 const api::ObjectPtr& candidate) {
+            if (pending_ping(*candidate)) return;  // our own ping's echo
+            enqueue(env, lease_of(*candidate));
+          }) {}
 
 void ElectionController::run(Env& env) {
   auto synced = [this](Env& e) {
@@ -93,7 +93,8 @@ void ElectionController::work(Env& env) {
         const api::ObjectKey key = *processing_;
         processing_.reset();
         if (stopped_) return;
-        if (error) e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
+        if (error)
+          e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
         if (requeue.ns > 0) add_after(e, key, requeue);
         if (dirty_.erase(key) > 0) enqueue(e, key);
         work(e);
@@ -140,18 +141,18 @@ void collect_lease_candidates(Env& env, api::ApiTransport& transport,
   for (const auto& [key, candidate] : candidates) {
     if (!is_lease_candidate_expired(*candidate, env.now())) continue;
     ++pass->outstanding;
-    transport.request(env, transport.new_context(), api::Verb::get, key, nullptr,
-                      [pass, &transport, key](Env& e, const api::Response& got) {
-                        if (got.status != api::Status::ok ||
-                            !is_lease_candidate_expired(*got.object, e.now())) {
-                          return pass->finish(e);
-                        }
-                        transport.request(e, transport.new_context(), api::Verb::delete_, key,
-                                          nullptr, [pass](Env& e2, const api::Response& r) {
-                                            if (is_success(r.status)) ++pass->deleted;
-                                            pass->finish(e2);
-                                          });
-                      });
+    transport.request(
+        env, transport.new_context(), api::Verb::get, key, nullptr,
+        [pass, &transport, key](Env& e, const api::Response& got) {
+          if (got.status != api::Status::ok || !is_lease_candidate_expired(*got.object, e.now())) {
+            return pass->finish(e);
+          }
+          transport.request(e, transport.new_context(), api::Verb::delete_, key, nullptr,
+                            [pass](Env& e2, const api::Response& r) {
+                              if (is_success(r.status)) ++pass->deleted;
+                              pass->finish(e2);
+                            });
+        });
   }
   pass->finish(env);
 }

@@ -25,7 +25,7 @@ inline constexpr Duration kLeaseCandidateGCPeriod = minutes(30);
 
 struct ElectionControllerConfig {
   ElectionStepOptions options;
-  std::uint64_t queue_tag = 0;              // top bytes of this controller's timer tags
+  std::uint64_t queue_tag = 0;  // top bytes of this controller's timer tags
   std::uint64_t lease_informer_tag = 0;
   std::uint64_t candidate_informer_tag = 0;
   std::uint64_t gc_tag = 0;
@@ -54,7 +54,7 @@ class ElectionController {
   std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
   std::set<api::ObjectKey> queued_;
   std::optional<api::ObjectKey> processing_;
-  std::set<api::ObjectKey> dirty_;  // added while being processed
+  std::set<api::ObjectKey> dirty_;                                   // added while being processed
   std::map<api::ObjectKey, std::pair<LocalTime, TimerId>> waiting_;  // AddAfter
   std::map<std::uint64_t, api::ObjectKey> waiting_by_tag_;
   std::uint64_t next_wait_ = 1;

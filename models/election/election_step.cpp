@@ -49,8 +49,8 @@ std::string describe_candidates(const std::vector<api::ObjectPtr>& candidates) {
   std::string out;
   for (const api::ObjectPtr& c : candidates) {
     if (!out.empty()) out += ", ";
-    out += c->key.name + " (" + c->candidate.emulationVersion + "/" + c->candidate.binaryVersion +
-           ")";
+    out +=
+        c->key.name + " (" + c->candidate.emulationVersion + "/" + c->candidate.binaryVersion + ")";
   }
   return out;
 }
@@ -71,7 +71,8 @@ class Elect : public std::enable_shared_from_this<Elect> {
     // 4: a ping still awaiting its ack within the window: its ack event re-triggers the key.
     for (const api::ObjectPtr& c : candidates) {
       const api::LeaseCandidateSpec& spec = c->candidate;
-      if (spec.pingTime && *spec.renewTime < *spec.pingTime && *spec.pingTime + kElectionDuration > now) {
+      if (spec.pingTime &&
+          *spec.renewTime<*spec.pingTime&& * spec.pingTime + kElectionDuration> now) {
         return done_(env, kNoRequeue, std::nullopt);
       }
     }
@@ -99,10 +100,9 @@ class Elect : public std::enable_shared_from_this<Elect> {
     }  // a third-party strategy: the holder stays unset for another controller to fill in
     // 8: Create; AlreadyExists means read the live object and update it.
     auto self = shared_from_this();
-    transport_.request(env, transport_.new_context(), api::Verb::create, lease_, desired_,
-                       [self](Env& e, const api::Response& response) {
-                         self->created(e, response);
-                       });
+    transport_.request(
+        env, transport_.new_context(), api::Verb::create, lease_, desired_,
+        [self](Env& e, const api::Response& response) { self->created(e, response); });
   }
 
  private:
@@ -112,8 +112,9 @@ class Elect : public std::enable_shared_from_this<Elect> {
       return done_(env, kDefaultRequeueInterval, std::nullopt);
     }
     if (response.status != api::Status::already_exists) {
-      return done_(env, kNoRequeue, "create " + api::describe(lease_) + ": " +
-                                        std::string(api::to_string(response.status)));
+      return done_(
+          env, kNoRequeue,
+          "create " + api::describe(lease_) + ": " + std::string(api::to_string(response.status)));
     }
     auto self = shared_from_this();
     transport_.request(env, transport_.new_context(), api::Verb::get, lease_, nullptr,
@@ -123,8 +124,8 @@ class Elect : public std::enable_shared_from_this<Elect> {
   // 9
   void update(Env& env, const api::Response& got) {
     if (got.status != api::Status::ok) {
-      return done_(env, kNoRequeue, "get " + api::describe(lease_) + ": " +
-                                        std::string(api::to_string(got.status)));
+      return done_(env, kNoRequeue,
+                   "get " + api::describe(lease_) + ": " + std::string(api::to_string(got.status)));
     }
     const api::LeaseSpec& existing = got.object->lease;
     const std::optional<std::string>& desired = desired_->lease.holderIdentity;

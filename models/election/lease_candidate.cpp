@@ -95,10 +95,9 @@ void LeaseCandidate::process(Env& env) {
     *object = *cached;  // versions and strategy are never rewritten
     object->candidate.renewTime = now;
   }
-  client_.request(env, client_.new_context(), verb, object->key, object,
-                  [this](Env& e, const api::Response& response) {
-                    done(e, api::is_success(response.status));
-                  });
+  client_.request(
+      env, client_.new_context(), verb, object->key, object,
+      [this](Env& e, const api::Response& response) { done(e, api::is_success(response.status)); });
 }
 
 void LeaseCandidate::done(Env& env, bool ok) {

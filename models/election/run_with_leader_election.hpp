@@ -22,7 +22,7 @@ inline constexpr std::string_view kElectionControllerLease = "leader-election-co
 
 struct RunWithLeaderElectionConfig {
   std::string hostname;
-  std::string loopback;  // this apiserver's "node/kube-apiserver" name
+  std::string loopback;           // this apiserver's "node/kube-apiserver" name
   LeaderElectionConfig election;  // releaseOnCancel is forced on
   ElectionStepOptions options;
 };

@@ -416,6 +416,31 @@ TEST_CASE("TestTryCoordinatedRenew: C1, C2 and the steps of §1.9", "[conformanc
   run_try_table(table, Kind::lease, true);
 }
 
+// Not upstream: the KEP's proposed fallback to direct leasing (a named mode, off by default).
+TEST_CASE("coordinated elector: no fallback by default, tryAcquireOrRenew after fallbackAfter",
+          "[conformance][cle]") {
+  LeaderElectionConfig upstream = default_config();
+  upstream.coordinated = true;
+  Rig plain(upstream, Kind::lease);
+  plain.elector.run(plain.env);
+  for (int i = 0; i < 60; ++i) plain.step();  // about two minutes of polling
+  CHECK(plain.api.find(key_of(Kind::lease)) == nullptr);  // never creates: stays leaderless
+  CHECK(plain.happenings.empty());
+
+  LeaderElectionConfig fallback = upstream;
+  fallback.coordinatedFallbackAfter = 30_s;
+  Rig rig(fallback, Kind::lease);
+  rig.elector.run(rig.env);
+  const LocalTime start = rig.env.monotonic_now();
+  rig.step_until([&rig] { return !rig.happenings.empty(); });
+  const api::Object* lease = rig.api.find(key_of(Kind::lease));
+  REQUIRE(lease != nullptr);
+  CHECK(lease->lease.holderIdentity == std::optional<std::string>(kSelf));
+  CHECK(rig.happenings.front().starts_with("started@"));
+  CHECK(rig.env.monotonic_now() - start >= 30_s);               // not before fallbackAfter
+  CHECK(rig.env.monotonic_now() - start < 30_s + 4400_ms);      // at the first try after it
+}
+
 // --- §4.4 -------------------------------------------------------------------------------------
 
 TEST_CASE("TestTryAcquireOrRenewMultiLock: M1-M11 for endpointsleases and configmapsleases",

@@ -73,17 +73,16 @@ FaultSpec gen_fault(const Scenario& scenario) {
 
 TEST_CASE("with CLE and no fault but the upgrade, no-skew holds for arbitrary timings and orders",
           "[upgrade][property]") {
-  rc::prop("a coordinated upgrade never lets a newer leader act beside an older apiserver",
-           [] {
-             Scenario scenario = gen_coordinated_upgrade();
-             const bool rollback = scenario.upgrade->to < scenario.controlPlane->version;
-             RC_PRE(!rollback);  // a node-by-node rollback violates by construction (below)
-             const auto result = run_scenario(scenario, {});
-             RC_ASSERT(result.has_value());
-             for (std::size_t i = 0; i < result->violations.size(); ++i) {
-               if (result->violations[i]) RC_FAIL(result->violations[i]->detail);
-             }
-           });
+  rc::prop("a coordinated upgrade never lets a newer leader act beside an older apiserver", [] {
+    Scenario scenario = gen_coordinated_upgrade();
+    const bool rollback = scenario.upgrade->to < scenario.controlPlane->version;
+    RC_PRE(!rollback);  // a node-by-node rollback violates by construction (below)
+    const auto result = run_scenario(scenario, {});
+    RC_ASSERT(result.has_value());
+    for (std::size_t i = 0; i < result->violations.size(); ++i) {
+      if (result->violations[i]) RC_FAIL(result->violations[i]->detail);
+    }
+  });
 }
 
 TEST_CASE("a coordinated rollback violates only until the controller preempts the newer leader",
