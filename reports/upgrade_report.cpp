@@ -228,12 +228,13 @@ UpgradeOptions options_from(const Json& j) {
 
 OrderedJson trials_json(const std::vector<UpgradeTrial>& trials, std::size_t begin,
                         std::size_t end) {
-  std::vector<int> violated, at_end;
+  std::vector<int> violated, kcm_violated, at_end;
   std::vector<std::int64_t> time, first, duration;
   std::vector<std::uint64_t> changes, lease, candidate;
   for (std::size_t i = begin; i < end; ++i) {
     const UpgradeTrial& t = trials[i];
     violated.push_back(t.violated ? 1 : 0);
+    kcm_violated.push_back(t.kcm_violated ? 1 : 0);
     time.push_back(t.violation_time.ns);
     first.push_back(t.first_violation ? t.first_violation->ns : -1);
     changes.push_back(t.leader_changes);
@@ -242,7 +243,8 @@ OrderedJson trials_json(const std::vector<UpgradeTrial>& trials, std::size_t beg
     duration.push_back(t.upgrade_duration.ns);
     at_end.push_back(t.leaders_at_end ? 1 : 0);
   }
-  return {{"violated", violated},          {"violationTimeNs", time},
+  return {{"violated", violated},          {"kcmViolated", kcm_violated},
+          {"violationTimeNs", time},
           {"firstViolationNs", first},     {"leaderChanges", changes},
           {"leaseWrites", lease},          {"candidateWrites", candidate},
           {"upgradeDurationNs", duration}, {"leadersAtEnd", at_end}};
@@ -258,6 +260,7 @@ std::vector<UpgradeTrial> trials_from(const Json& j, std::uint64_t count) {
     return a;
   };
   const Json& violated = field("violated");
+  const Json& kcm_violated = field("kcmViolated");
   const Json& time = field("violationTimeNs");
   const Json& first = field("firstViolationNs");
   const Json& changes = field("leaderChanges");
@@ -269,6 +272,7 @@ std::vector<UpgradeTrial> trials_from(const Json& j, std::uint64_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     UpgradeTrial& t = trials[i];
     t.violated = violated[i].get<int>() != 0;
+    t.kcm_violated = kcm_violated[i].get<int>() != 0;
     t.violation_time = Duration{time[i].get<std::int64_t>()};
     const std::int64_t f = first[i].get<std::int64_t>();
     if (f >= 0) t.first_violation = Duration{f};
@@ -355,9 +359,15 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
     if (s.cell.mode == ElectionMode::lease && model_covers(s.cell.nodes)) {
       const UniformRaceResult m = uniform_race(s.cell.nodes, s.cell.direction);
       if (s.cell.direction == UpgradeDirection::upgrade) {
-        line += " The uniform race gives " + model_text(m.one_lease) + " for one lease (" +
-                versus(m.one_lease.value(), s.interval) + ") and " + model_text(m.two_leases) +
-                " for two independent leases (" + versus(m.two_leases.value(), s.interval) + ").";
+        line += " The uniform race gives " + model_text(m.two_leases) +
+                " for two independent leases (" + versus(m.two_leases.value(), s.interval) +
+                "). The kube-controller-manager lease alone violated in " +
+                std::to_string(s.kcm_violating) + " trials, " +
+                format_probability(static_cast<double>(s.kcm_violating) /
+                                   static_cast<double>(s.trials)) +
+                " " + format_interval(s.kcm_interval) + ", against " +
+                model_text(m.one_lease) + " for one lease (" +
+                versus(m.one_lease.value(), s.kcm_interval) + ").";
         if (s.cell.nodes == 3) line += " The KEP says about 25% for one controller.";
       } else {
         line +=
@@ -524,8 +534,12 @@ std::vector<std::vector<std::string>> election_rows(const std::vector<UpgradeCel
 }
 
 std::vector<std::string> comparison_header() {
-  return {"cell", "KEP-4355", "uniform race, one lease", "uniform race, two leases",
-          "simulated [95% CI]"};
+  return {"cell",
+          "KEP-4355",
+          "uniform race, one lease",
+          "simulated, KCM lease [95% CI]",
+          "uniform race, two leases",
+          "simulated, either lease [95% CI]"};
 }
 
 std::vector<std::vector<std::string>> comparison_rows(
@@ -540,7 +554,12 @@ std::vector<std::vector<std::string>> comparison_rows(
       one = model_text(m.one_lease);
       two = model_text(m.two_leases);
     }
-    rows.push_back({describe(s.cell), kep_figure(s.cell), one, two, probability_text(s)});
+    const std::string kcm =
+        format_probability(s.trials == 0 ? 0.0
+                                         : static_cast<double>(s.kcm_violating) /
+                                               static_cast<double>(s.trials)) +
+        " " + format_interval(s.kcm_interval);
+    rows.push_back({describe(s.cell), kep_figure(s.cell), one, kcm, two, probability_text(s)});
   }
   return rows;
 }
@@ -776,6 +795,7 @@ std::vector<UpgradeCellSummary> summarize_upgrade(const UpgradeResults& r) {
       const UpgradeTrial& trial = r.trials[c * per_cell + t];
       ++s.trials;
       all.push_back(trial.violation_time);
+      if (trial.kcm_violated) ++s.kcm_violating;
       if (trial.violated) {
         ++s.violating;
         s.violation_times.push_back(trial.violation_time);
@@ -790,6 +810,7 @@ std::vector<UpgradeCellSummary> summarize_upgrade(const UpgradeResults& r) {
     }
     s.probability = static_cast<double>(s.violating) / static_cast<double>(s.trials);
     s.interval = wilson_interval(s.violating, s.trials);
+    s.kcm_interval = wilson_interval(s.kcm_violating, s.trials);
     std::sort(s.violation_times.begin(), s.violation_times.end());
     s.violation_time = summarize_durations(s.violation_times);
     s.violation_time_all = summarize_durations(std::move(all));
@@ -887,6 +908,38 @@ std::string upgrade_json(const UpgradeResults& r) {
   return json_text(doc);
 }
 
+// What hasim found beyond the grid, each kept as a scenario whose verdict a test asserts.
+// Facts about the models, not figures: the figures above come from the data.
+std::vector<std::string> upgrade_findings() {
+  return {
+      "Faults during a coordinated upgrade can still break skew. RapidCheck, adding crash and "
+      "partition faults to coordinated upgrades, shrank a counterexample to one fault: the "
+      "last node still at the old version crashes for 19 s after the others were upgraded. "
+      "While it is down its old candidates cannot ack the controller's ping, so the controller "
+      "elects a new-version candidate, correctly at that moment, since no old apiserver serves "
+      "either. When the node comes back, its old kube-apiserver serves at once, beside a "
+      "new-version leader, until the controller has pinged the returning old candidates and "
+      "preempted the leader (about 11 s). CLE bounds the window but cannot close it: "
+      "scenarios/upgrade/coordinated-old-node-crash-3.json.",
+      "A coordinated rollback violates in every trial, briefly: the first rolled-back node's "
+      "older kube-apiserver serves the moment it starts, while the newer leader keeps acting "
+      "until it is preempted through preferredHolder and gives up after renewDeadline "
+      "(scenarios/upgrade/coordinated-rollback-3.json). The KEP's story 2 describes the "
+      "preemption but not this window.",
+      "A mixed fleet (the upgrade enables CLE) is no safer than leases: only coordinated, "
+      "new-version components publish LeaseCandidates, so when an old lease-based leader's lease "
+      "expires the controller hands it to a new-version candidate while old apiservers still "
+      "serve (scenarios/upgrade/mixed-upgrade-3.json).",
+      "Stale candidates keep the controller pinging. A component stopped by the upgrade leaves "
+      "its LeaseCandidate behind (client-go does not delete it), unexpired for 30 minutes. After "
+      "an upgrade the dead old-version candidates still rank best, so electionNeeded stays true "
+      "and the controller pings every live candidate every 5 s per Lease until the garbage "
+      "collector removes them (up to 30 minutes after the upgrade): two writes per live "
+      "candidate per round, on top of the write load in the table above, which counts only the "
+      "upgrade itself.",
+  };
+}
+
 std::string upgrade_markdown(const UpgradeResults& r) {
   const std::vector<UpgradeCellSummary> cells = summarize_upgrade(r);
   std::string out = "# Version skew during node-by-node control-plane upgrades\n\n";
@@ -914,6 +967,8 @@ std::string upgrade_markdown(const UpgradeResults& r) {
   for (const std::string& line : comparison_findings(cells)) out += "- " + line + "\n";
   out += "\nWhy the simulation can differ from the model:\n\n";
   for (const std::string& line : model_differences(r.options.settings)) out += "- " + line + "\n";
+  out += "\n## Findings\n\n";
+  for (const std::string& line : upgrade_findings()) out += "- " + line + "\n";
   out += "\n" + sample_title(r) + " (drawn in upgrade-skew.html).\n\n";
   out +=
       "Intervals are 95% Wilson intervals; quantiles are nearest-rank; every trial is in "
@@ -1019,6 +1074,9 @@ std::string upgrade_html(const UpgradeResults& r) {
   for (const std::string& line : comparison_findings(cells)) html.add_paragraph(line);
   html.add_heading(3, "Why the simulation can differ from the model");
   for (const std::string& line : model_differences(r.options.settings)) html.add_paragraph(line);
+
+  html.add_heading(2, "Findings");
+  for (const std::string& line : upgrade_findings()) html.add_paragraph(line);
 
   html.add_heading(2, "One upgrade, drawn");
   html.add_paragraph(sample_title(r) + ".");

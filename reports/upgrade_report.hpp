@@ -117,6 +117,8 @@ struct UpgradeCellSummary {
   std::uint64_t violating = 0;
   double probability = 0;
   Interval interval;                      // 95% Wilson
+  std::uint64_t kcm_violating = 0;        // trials where the KCM leader violated
+  Interval kcm_interval;                  // 95% Wilson
   DurationSummary violation_time;         // over violating trials
   DurationSummary violation_time_all;     // over all trials (0 for the others)
   DurationSummary first_violation;        // from the upgrade's start, violating trials

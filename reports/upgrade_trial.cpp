@@ -49,12 +49,13 @@ std::vector<cluster::UpgradeAction> plan_of(const Scenario& scenario, const Worl
 // Counts what the study reports, from the trace.
 class UpgradeCounters final : public TraceObserver {
  public:
-  explicit UpgradeCounters(TrueTime from) : from_(from) {}
+  // Counts during [from, to]: the upgrade, from its first stop to its last start.
+  UpgradeCounters(TrueTime from, TrueTime to) : from_(from), to_(to) {}
   void on_event(const TraceEvent& event) override {
     for (const ActingChange& change : leaders_.observe(event)) {
-      if (change.started && event.t >= from_) ++leader_changes;
+      if (change.started && event.t >= from_ && event.t <= to_) ++leader_changes;
     }
-    if (event.kind == "write" && event.t >= from_) {
+    if (event.kind == "write" && event.t >= from_ && event.t <= to_) {
       const std::string_view object = event.string_field("object");
       if (object.starts_with("Lease ")) ++lease_writes;
       if (object.starts_with("LeaseCandidate ")) ++candidate_writes;
@@ -73,6 +74,7 @@ class UpgradeCounters final : public TraceObserver {
 
  private:
   TrueTime from_;
+  TrueTime to_;
   ActingLeaders leaders_;
 };
 
@@ -223,13 +225,16 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
 UpgradeTrial run_upgrade_trial(const Scenario& scenario, std::uint64_t seed) {
   Run run = prepare(scenario, seed);
   NoSkew skew("no-skew");
-  UpgradeCounters counters(run.start);
+  UpgradeCounters counters(run.start, run.last_start);
   run.world->trace().add_observer(&skew);
   run.world->trace().add_observer(&counters);
   run.world->run_until(run.end);
   skew.finish(run.end);
   UpgradeTrial trial;
   trial.violated = skew.violation_count() > 0;
+  for (const NoSkew::SkewInterval& interval : skew.intervals()) {
+    if (interval.component == "kube-controller-manager") trial.kcm_violated = true;
+  }
   trial.violation_time = skew.total_violation_time();
   if (const auto first = skew.first_violation()) trial.first_violation = *first - run.start;
   trial.leader_changes = counters.leader_changes;

@@ -44,6 +44,7 @@ struct UpgradeSettings {
 
 struct UpgradeTrial {
   bool violated = false;                    // no-skew failed at least once
+  bool kcm_violated = false;  // ... by the kube-controller-manager leader (the KEP's figure)
   Duration violation_time{};                // total time some acting leader was too new
   std::optional<Duration> first_violation;  // from the upgrade's start to the first violation
   std::uint64_t leader_changes = 0;         // acting-start events of KCM and scheduler during it
