@@ -64,18 +64,22 @@ void ApiClient::complete(Env& env, std::uint64_t id, const Response& response) {
   pending.done(env, response);
 }
 
-void ApiClient::cancel(Env& env, ContextId context) {
+void ApiClient::fail_pending(Env& env, std::optional<ContextId> context, Status status) {
   std::vector<std::uint64_t> ids;
   for (const auto& [id, pending] : pending_) {
-    if (pending.context == context) ids.push_back(id);
+    if (!context || pending.context == *context) ids.push_back(id);
   }
   for (std::uint64_t id : ids) {
-    Response canceled;
-    canceled.id = id;
-    canceled.status = Status::context_canceled;
+    Response failed;
+    failed.id = id;
+    failed.status = status;
     watches_.erase(id);
-    complete(env, id, canceled);
+    complete(env, id, failed);
   }
+}
+
+void ApiClient::cancel(Env& env, ContextId context) {
+  fail_pending(env, context, Status::context_canceled);
 }
 
 bool ApiClient::on_message(Env& env, const Message& message) {
@@ -95,15 +99,7 @@ bool ApiClient::on_message(Env& env, const Message& message) {
 void ApiClient::on_connection_closed(Env& env, ProcessId peer) {
   if (!chosen_.has_value() || chosen_process_ != peer) return;
   if (config_.load_balanced) chosen_.reset();
-  std::vector<std::uint64_t> ids;
-  for (const auto& [id, pending] : pending_) ids.push_back(id);
-  for (std::uint64_t id : ids) {
-    Response reset;
-    reset.id = id;
-    reset.status = Status::connection_reset;
-    watches_.erase(id);
-    complete(env, id, reset);
-  }
+  fail_pending(env, std::nullopt, Status::connection_reset);
   std::map<std::uint64_t, WatchHandler> ended;
   ended.swap(watches_);
   for (const auto& [id, handler] : ended) {

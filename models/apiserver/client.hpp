@@ -75,6 +75,8 @@ class ApiClient final : public ApiTransport {
   };
   ProcessId endpoint(Env& env);
   void complete(Env& env, std::uint64_t id, const Response& response);
+  // Completes every pending request (of `context`, or all) with `status`.
+  void fail_pending(Env& env, std::optional<ContextId> context, Status status);
   void send(Env& env, ContextId context, std::shared_ptr<Request> request, Callback done);
 
   ApiClientConfig config_;

@@ -2,7 +2,8 @@
 // An in-memory ApiTransport, the counterpart of client-go's fake clientset with reactors.
 // It keeps objects with resourceVersions and answers like kube-apiserver (get of a missing
 // key: not_found; create of an existing key: already_exists; update whose resourceVersion
-// is stale: conflict), synchronously, inside request(). Every call is logged as
+// is stale: conflict; delete of a missing key: not_found; list: the kind's objects in the
+// key's namespace, or in all namespaces when it is empty), synchronously, inside request(). Every call is logged as
 // "<verb> <resource>" ("get leases", "update configmaps"), the action strings client-go's
 // tests compare. Scripted answers reproduce the reactors: the nth call of a verb can answer a
 // given status without touching the store, or block until cancel(ctx) answers it with
@@ -142,6 +143,7 @@ class FakeApi final : public api::ApiTransport {
   struct Answer {
     api::Status status;
     api::ObjectPtr object;
+    std::vector<api::ObjectPtr> items = {};  // list
   };
 
   Answer serve(api::Verb verb, const api::ObjectKey& key, const api::ObjectPtr& object) {
@@ -161,8 +163,25 @@ class FakeApi final : public api::ApiTransport {
         }
         put(*object);
         return {api::Status::ok, std::make_shared<const api::Object>(objects_.at(key))};
+      case api::Verb::delete_: {
+        if (it == objects_.end()) return {api::Status::not_found, nullptr};
+        auto last = std::make_shared<const api::Object>(it->second);
+        objects_.erase(it);
+        ++revision_;
+        return {api::Status::ok, std::move(last)};
+      }
+      case api::Verb::list: {  // key.kind in key.namespace_ (empty: every namespace)
+        Answer answer{api::Status::ok, nullptr};
+        for (const auto& [stored_key, stored] : objects_) {
+          if (stored_key.kind == key.kind &&
+              (key.namespace_.empty() || stored_key.namespace_ == key.namespace_)) {
+            answer.items.push_back(std::make_shared<const api::Object>(stored));
+          }
+        }
+        return answer;
+      }
       default:
-        return {api::Status::unavailable, nullptr};  // list/watch/delete: not needed here
+        return {api::Status::unavailable, nullptr};  // watch: not needed here
     }
   }
 
@@ -171,6 +190,7 @@ class FakeApi final : public api::ApiTransport {
     api::Response response;
     response.status = answer.status;
     response.object = answer.object;
+    response.items = answer.items;
     done(env, response);
   }
 
