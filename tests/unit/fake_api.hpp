@@ -3,12 +3,12 @@
 // It keeps objects with resourceVersions and answers like kube-apiserver (get of a missing
 // key: not_found; create of an existing key: already_exists; update whose resourceVersion
 // is stale: conflict; delete of a missing key: not_found; list: the kind's objects in the
-// key's namespace, or in all namespaces when it is empty), synchronously, inside request(). Every call is logged as
-// "<verb> <resource>" ("get leases", "update configmaps"), the action strings client-go's
-// tests compare. Scripted answers reproduce the reactors: the nth call of a verb can answer a
-// given status without touching the store, or block until cancel(ctx) answers it with
-// context_canceled. An optional latency moves the FakeEnv's clocks before each answer, as a
-// real round trip takes time.
+// key's namespace, or in all namespaces when it is empty), synchronously, inside request().
+// Every call is logged as "<verb> <resource>" ("get leases", "update configmaps"), the action
+// strings client-go's tests compare. Scripted answers reproduce the reactors: the nth call of
+// a verb can answer a given status without touching the store, or block until cancel(ctx)
+// answers it with context_canceled. An optional latency moves the FakeEnv's clocks before
+// each answer, as a real round trip takes time.
 #include <climits>
 #include <cstdint>
 #include <functional>

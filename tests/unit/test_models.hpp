@@ -31,6 +31,8 @@ class Scripted final : public Process {
     for (std::size_t i = 0; i < steps_.size(); ++i) env.set_timer(steps_[i].after, i);
   }
   void on_message(Env& env, ProcessId from, const Message& message) override {
+    // A peer that stopped closes its connections; these models only count pings.
+    if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) return;
     const auto& ping = static_cast<const Ping&>(*message);
     ++received_;
     env.trace("got", {{"n", ping.n},

@@ -103,7 +103,7 @@ TEST_CASE("a coordinated rollback violates only until the controller preempts th
 }
 
 TEST_CASE("faults during a coordinated upgrade can still break skew (finding)",
-          "[upgrade][property]") {
+          "[upgrade][property][finding]") {
   // Falsifiable, as a finding: when an older candidate is down (crashed and not yet restarted,
   // or cut off) during an election, it does not ack the ping, the controller elects the best
   // candidate that did ack, a newer one, and older apiservers still serve. RapidCheck finds
