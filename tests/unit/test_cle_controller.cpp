@@ -573,7 +573,7 @@ TEST_CASE("TestReconcileElectionStep: upstream's 10 rows", "[cle][controller]") 
 
   SECTION("5: only an acked candidate can win, even a newer one") {
     rig.add(candidate(kId1, "1.19.0", "1.19.0", kT - 20_s, kT - 10_s));  // pinged, never acked
-    rig.add(candidate(kId2, "1.20.0", "1.20.0", kT, kT - 1_ms));
+    rig.add(candidate(kId2, "1.20.0", "1.20.0", kT, kT));                // pinged and acked at T
     const Outcome outcome = rig.step();
     CHECK(outcome.requeue == kDefaultRequeueInterval);
     CHECK_FALSE(outcome.error.has_value());
