@@ -80,9 +80,7 @@ void ApiServer::execute(Env& env, std::uint64_t key) {
     case Verb::create: {
       // The registry stamps creationTimestamp (metav1.Time: whole seconds) from its clock.
       Object object = *request.object;
-      constexpr std::int64_t kSecond = 1'000'000'000;
-      const std::int64_t now = env.now().ns;
-      object.creationTimestamp = LocalTime{(now / kSecond - (now % kSecond < 0 ? 1 : 0)) * kSecond};
+      object.creationTimestamp = whole_seconds(env.now());
       return config_.store->create(self, std::move(object), done);
     }
     case Verb::update:

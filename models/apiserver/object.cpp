@@ -20,12 +20,17 @@ std::string describe(const ObjectKey& key) {
   return std::string(to_string(key.kind)) + " " + key.namespace_ + "/" + key.name;
 }
 
-LocalTime micro_time(LocalTime time) {
-  // Floor division, so times before the epoch truncate the same way as after it.
-  std::int64_t us = time.ns / 1000;
-  if (time.ns % 1000 < 0) --us;
-  return LocalTime{us * 1000};
+namespace {
+// Floor division, so times before the epoch truncate the same way as after it.
+LocalTime floor_to(LocalTime time, std::int64_t unit_ns) {
+  std::int64_t units = time.ns / unit_ns;
+  if (time.ns % unit_ns < 0) --units;
+  return LocalTime{units * unit_ns};
 }
+}  // namespace
+
+LocalTime micro_time(LocalTime time) { return floor_to(time, 1'000); }
+LocalTime whole_seconds(LocalTime time) { return floor_to(time, 1'000'000'000); }
 
 bool is_success(Status status) { return status == Status::ok || status == Status::created; }
 

@@ -69,8 +69,10 @@ struct Object {
   LeaseCandidateSpec candidate;             // kind lease_candidate
 };
 
-// metav1.MicroTime keeps microseconds: a time written to the API loses what is finer.
+// metav1.MicroTime keeps microseconds, metav1.Time whole seconds: a time written to the API
+// loses what is finer (rounded down, also before the epoch).
 LocalTime micro_time(LocalTime time);
+LocalTime whole_seconds(LocalTime time);
 using ObjectPtr = std::shared_ptr<const Object>;
 
 // HTTP status codes the clients here distinguish, with the reason a Go client tests for
