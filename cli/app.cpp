@@ -42,6 +42,28 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   validate_command->add_option("SCENARIO", validate, "scenario file (JSON)")->required();
   add_version(*validate_command);
 
+  CheckArgs check;
+  CLI::App* check_command = app.add_subcommand(
+      "check", "Explore random fault schedules; shrink a violation to a minimal replay file");
+  check_command->add_option("SCENARIO", check.scenario,
+                            "scenario file (JSON); without one, the built-in 3-node control plane");
+  check_command->add_option("--runs", check.runs, "runs, each with its own schedule (default 100)");
+  check_command->add_option("--seed", check.seed, "base seed (default 1)");
+  check_command->add_option("--jobs", check.jobs, "threads (default: one per hardware thread)");
+  check_command->add_option(
+      "--out", check.out, "output directory (default: the first free reports/out/check/NAME[-N])");
+  check_command->add_option("--max-faults", check.max_faults,
+                            "faults per run, at most (default 6)");
+  check_command->add_option("--kinds", check.kinds,
+                            "fault kinds to draw, comma-separated (default: every kind that "
+                            "applies; `hasim list` names them)");
+  check_command->add_flag("--break-assumptions", check.break_assumptions,
+                          "draw faults beyond the properties' documented assumptions too "
+                          "(longer pauses, slower apiservers, faster or slower clocks)");
+  check_command->add_option("--max-shrink-steps", check.max_shrink_steps,
+                            "candidate runs while shrinking, at most (default 1000)");
+  check_command->add_flag("--force", check.force, "overwrite existing output files");
+  add_version(*check_command);
   ReportArgs report;
   CLI::App* report_command = app.add_subcommand(
       "report", "Run a Monte Carlo study and write JSON, Markdown and HTML reports");
@@ -110,6 +132,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*replay_command) return command_replay(replay, out, err);
   if (*validate_command) return command_validate(validate, out, err);
   if (*list_command) return command_list(out);
+  if (*check_command) return command_check(check, out, err);
   if (*report_command) return command_report(report, out, err);
   if (*merge_command) return command_merge(merge, out, err);
   return kExitBadInput;

@@ -37,34 +37,24 @@ std::string trace_path_for_replay(const std::string& trace, const std::string& r
 }  // namespace
 
 int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
-  const std::string source = args.scenario.empty() ? kBuiltinScenarioName : args.scenario;
-  const auto text = args.scenario.empty() ? std::optional<std::string>(kBuiltinScenario)
-                                          : read_text_file(args.scenario);
-  if (!text) {
-    err << "hasim: cannot read the scenario file " << args.scenario << "\n";
-    return kExitBadInput;
-  }
-  LoadResult load = load_scenario_text(*text, source);
-  if (!load.scenario) {
-    err << format_errors(load.errors, source);
-    return kExitBadInput;
-  }
+  const auto arg = load_scenario_arg(args.scenario, kBuiltinScenarioName, kBuiltinScenario, err);
+  if (!arg) return kExitBadInput;
   if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;
   if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err))
     return kExitBadInput;
   RunOptions options;
   options.seed = args.seed;
-  if (args.determinism) return report_determinism(*load.scenario, options, out);
+  if (args.determinism) return report_determinism(arg->scenario, options, out);
   options.trace_path = args.trace;
   std::string error;
-  const auto result = run_scenario(*load.scenario, options, &error);
+  const auto result = run_scenario(arg->scenario, options, &error);
   if (!result) {
     err << "hasim: " << error << "\n";
     return kExitBadInput;
   }
-  print_summary(*load.scenario, *result, out);
+  print_summary(arg->scenario, *result, out);
   if (!args.replay_out.empty()) {
-    const Json scenario_json = Json::parse(*text);  // valid: the loader accepted it
+    const Json scenario_json = Json::parse(arg->text);  // valid: the loader accepted it
     const Json replay =
         make_replay(scenario_json, *result, trace_path_for_replay(args.trace, args.replay_out));
     std::ofstream file(args.replay_out);

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "properties/catalog.hpp"
+#include "properties/fault_space.hpp"
 #include "scenarios/loader.hpp"
 
 namespace hasim {
@@ -25,9 +26,10 @@ int command_validate(const std::string& path, std::ostream& out, std::ostream& e
 }
 
 int command_list(std::ostream& out) {
-  out << "Example scenarios (scenarios/examples/, scenarios/election/, scenarios/upgrade/):\n";
+  out << "Example scenarios (scenarios/examples/, scenarios/election/, scenarios/upgrade/, "
+         "scenarios/check/):\n";
   std::set<std::string> names;  // sorted: directory order is not deterministic
-  for (const char* folder : {"examples", "election", "upgrade"}) {
+  for (const char* folder : {"examples", "election", "upgrade", "check"}) {
     const std::filesystem::path dir =
         std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / folder;
     std::error_code code;
@@ -44,6 +46,8 @@ int command_list(std::ostream& out) {
   }
   out << "\nFault kinds (\"kind\" in a scenario's faults):\n";
   for (const std::string& kind : fault_kind_names()) out << "  " << kind << "\n";
+  out << "\nFault kinds hasim check draws (--kinds; each run enables a random subset):\n";
+  for (const std::string& kind : fault_choice_names()) out << "  " << kind << "\n";
   out << "\nProperties (\"properties\" in a scenario):\n";
   for (const PropertyInfo& p : property_catalog()) {
     out << "  " << p.name << (p.argument.empty() ? "" : ":" + std::string(p.argument)) << "\n"

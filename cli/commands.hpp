@@ -48,6 +48,21 @@ struct ReportArgs {
 
 int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
 
+struct CheckArgs {
+  std::string scenario;  // "" = the built-in check scenario
+  std::uint64_t runs = 100;
+  std::uint64_t seed = 1;
+  unsigned jobs = 0;  // 0: one per hardware thread
+  std::string out;    // default: the first free reports/out/check/<scenario name>[-N]
+  int max_faults = 6;
+  std::optional<std::string> kinds;  // "crash,pause,..."; default every applicable kind
+  bool break_assumptions = false;
+  int max_shrink_steps = 1000;
+  bool force = false;
+};
+
+int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err);
+
 struct MergeArgs {
   std::vector<std::string> shards;
   std::string out;  // default reports/out/<report>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/app.hpp"
+#include "scenarios/loader.hpp"
 
 namespace hasim {
 
@@ -18,6 +19,22 @@ std::optional<std::string> read_text_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::optional<ScenarioArg> load_scenario_arg(const std::string& path, const char* builtin_name,
+                                             const char* builtin_text, std::ostream& err) {
+  const std::string source = path.empty() ? builtin_name : path;
+  const auto text = path.empty() ? std::optional<std::string>(builtin_text) : read_text_file(path);
+  if (!text) {
+    err << "hasim: cannot read the scenario file " << path << "\n";
+    return std::nullopt;
+  }
+  LoadResult load = load_scenario_text(*text, source);
+  if (!load.scenario) {
+    err << format_errors(load.errors, source);
+    return std::nullopt;
+  }
+  return ScenarioArg{source, *text, std::move(*load.scenario)};
 }
 
 bool may_write(const std::string& path, bool force, std::ostream& err) {

@@ -10,6 +10,17 @@
 namespace hasim {
 
 std::optional<std::string> read_text_file(const std::string& path);
+
+// A scenario named on the command line, or the built-in one when `path` is empty: its source
+// name, its text as written (for replay files) and the loaded scenario. Prints the errors on
+// `err` and returns nullopt if it cannot be read or loaded.
+struct ScenarioArg {
+  std::string source;
+  std::string text;
+  Scenario scenario;
+};
+std::optional<ScenarioArg> load_scenario_arg(const std::string& path, const char* builtin_name,
+                                             const char* builtin_text, std::ostream& err);
 // False (with a message on err) if `path` exists and overwriting was not asked for.
 bool may_write(const std::string& path, bool force, std::ostream& err);
 // "12,345"

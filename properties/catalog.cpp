@@ -19,9 +19,12 @@ const std::vector<PropertyInfo>& property_catalog() {
        "at no instant of true time do two processes act as leader for one lease (acting: "
        "from OnStartedLeading until the leader's work stops); a violation says whether both "
        "could still write through an apiserver (harmful) or not (harmless)",
-       "clock-rate ratio below leaseDuration/renewDeadline; pauses and hung requests shorter "
-       "than leaseDuration - retryPeriod - renewDeadline; small API latency (client-go has no "
-       "fencing)"},
+       "what can stall one renewal adds up to less than leaseDuration - retryPeriod - "
+       "renewDeadline: a pause of the leader, the API latency of its renewal, and clock-rate "
+       "skew, worth (retryPeriod + renewDeadline) x (fastest/slowest rate - 1) (so skew alone "
+       "must stay below LD/(RP+RD), tighter than the LD/RD client-go documents); client-go has "
+       "no fencing. With renewRequests: unbounded (client-go up to 1.11) also every request "
+       "answered within that margin: no partition, hung apiserver or powered-off node"},
       {"no-skew", "",
        "at no instant of true time does an acting kube-controller-manager or kube-scheduler "
        "leader run a newer (emulation) version than some serving kube-apiserver (the "

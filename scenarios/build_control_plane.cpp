@@ -44,6 +44,9 @@ cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const Elec
   config.election.retryPeriod = spec.retryPeriod;
   config.election.releaseOnCancel = spec.releaseOnCancel;
   config.election.coordinatedFallbackAfter = cp.coordination.fallbackAfter;
+  config.election.renewRequests = spec.renewRequests == RenewRequestsMode::unbounded
+                                      ? election::RenewRequests::unbounded
+                                      : election::RenewRequests::bounded;
   config.candidate_renew_interval = cp.coordination.candidateRenewInterval;
   config.client_timeout = spec.clientTimeout;
   config.work_interval = spec.workInterval;

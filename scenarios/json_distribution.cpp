@@ -44,6 +44,10 @@ std::optional<DurationDistribution> JsonReader::distribution(const Json& value,
                     describe(value) + ": " + problem);
     return std::nullopt;
   }
+  if (dist->a > kMaxScenarioDuration || dist->b > kMaxScenarioDuration) {
+    error(path, too_long(describe(value)));
+    return std::nullopt;
+  }
   if (dist->a.ns < 0) {
     error(path, "expected durations of zero or more, found " + describe(value) +
                     "; remove the minus sign");

@@ -33,6 +33,13 @@ bool is_identifier(std::string_view key) {
 
 }  // namespace
 
+std::string JsonReader::too_long(const std::string& found) {
+  return "expected a duration of at most " + short_duration(kMaxScenarioDuration) +
+         " (about 11 years), found " + found +
+         ": simulated time is 64-bit nanoseconds (about 292 years), and longer durations could "
+         "overflow it when added to a clock reading; use a shorter duration";
+}
+
 std::string short_duration(Duration d) {
   std::string text = format_duration(d);
   auto drop = [&text](std::string_view zero, char after) {
@@ -218,6 +225,10 @@ std::optional<Duration> JsonReader::duration(const Json& value, const std::strin
   if (!d) {
     error(path, "expected " + std::string(kDurationExpected) + ", found " + describe(value) + ": " +
                     problem);
+    return std::nullopt;
+  }
+  if (d->ns > kMaxScenarioDuration.ns || d->ns < -kMaxScenarioDuration.ns) {
+    error(path, too_long(describe(value)));
     return std::nullopt;
   }
   if (sign == DurationSign::non_negative && d->ns < 0) {

@@ -25,6 +25,11 @@ struct JsonError {
 
 enum class DurationSign { any, non_negative, positive };
 
+// The longest duration a scenario may give anywhere, either sign (about 11 years): far beyond
+// any useful run, and small enough that a clock reading plus a few such durations (a lease
+// renewed at the latest reading, a timer, a fault's "at" plus "for") fits 64-bit nanoseconds.
+inline constexpr Duration kMaxScenarioDuration = hours(100'000);
+
 // Allowed keys of one kind of object, named as in scenarios/schema.json ("network",
 // "fault:crash", "distribution:lognormal") so a test can check the two agree.
 struct KeySet {
@@ -54,6 +59,8 @@ class JsonReader {
   static std::string index_path(const std::string& path, std::size_t index);
   // What a value is, for "found ..." clauses: `number 5`, `"5x"`, `an object`, `null`.
   static std::string describe(const Json& value);
+  // The message for a duration beyond kMaxScenarioDuration; `found` describes it.
+  static std::string too_long(const std::string& found);
   // The member `key` of object `object`, or nullptr.
   static const Json* field(const Json& object, std::string_view key);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,6 +11,8 @@
 #include "properties/catalog.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
+#include "sim/clock.hpp"
+#include "sim/int128.hpp"
 
 namespace hasim {
 namespace {
@@ -46,12 +49,19 @@ std::string line_column(std::string_view text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-// nlohmann's parser is iterative, but nothing else need face absurd nesting either.
+// nlohmann's parser is iterative, but its dump(), copies and comparisons recurse, so absurd
+// nesting would overflow the stack. And it takes a NUL byte for the end of the input: a valid
+// document followed by NUL and anything at all would be read without a word.
 std::optional<std::string> check_nesting(std::string_view text) {
   std::size_t depth = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
+    if (ch == '\0') {
+      return "the file contains a NUL byte at " + line_column(text, i) +
+             ", where a JSON parser stops reading; a scenario is UTF-8 text, so the file is "
+             "corrupted or not a scenario (remove the NUL bytes)";
+    }
     if (in_string) {
       if (ch == '\\')
         ++i;
@@ -150,6 +160,62 @@ void read_properties(Context& c, const Json& value, const std::string& path) {
   }
 }
 
+// How far from true time 0 a node's wall clock may read, either way: 1,000,000h (about 114
+// years). With every duration at most kMaxScenarioDuration, a reading plus a few durations
+// (a lease's renewTime plus its leaseDuration, a timer) stays within 64-bit nanoseconds.
+constexpr std::int64_t kMaxClockReadingNs = 3'600'000'000'000'000'000;
+constexpr std::int64_t kNsPerHour = 3'600'000'000'000;
+
+std::string hours_text(Int128 ns) {
+  return std::to_string(static_cast<long long>(ns / kNsPerHour)) + "h";
+}
+
+std::string rate_text(std::int64_t rate_ppb) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(rate_ppb) / kRatePerfect);
+  return buffer;
+}
+
+// A node's wall clock reads at most |offset| + its clock steps + its fastest rate times the
+// run's duration; checked once the rest of the file is valid (the steps and rates are known).
+void check_clock_range(Context& c) {
+  JsonReader& r = c.reader;
+  if (r.failed() || !c.duration) return;
+  const auto magnitude = [](Duration d) { return d.ns < 0 ? -static_cast<Int128>(d.ns) : d.ns; };
+  for (std::size_t i = 0; i < c.scenario.nodes.size(); ++i) {
+    const NodeSpec& node = c.scenario.nodes[i];
+    Int128 steps = 0;
+    std::int64_t rate = node.clock.rate_ppb;
+    std::string step_path;  // the largest step's "by"
+    Int128 largest_step = -1;
+    for (std::size_t k = 0; k < c.scenario.faults.size(); ++k) {
+      const FaultSpec& f = c.scenario.faults[k];
+      if (std::find(f.targets.begin(), f.targets.end(), node.name) == f.targets.end()) continue;
+      if (f.kind == FaultSpec::Kind::clock_step) {
+        steps += magnitude(f.step);
+        if (magnitude(f.step) > largest_step) {
+          largest_step = magnitude(f.step);
+          step_path = JsonReader::index_path("$.faults", k) + ".by";
+        }
+      }
+      if (f.kind == FaultSpec::Kind::clock_rate) rate = std::max(rate, f.rate_ppb);
+    }
+    const Int128 offset = magnitude(node.clock.offset);
+    const Int128 run = static_cast<Int128>(rate) * c.duration->ns / kRatePerfect;
+    if (offset + steps + run <= kMaxClockReadingNs) continue;
+    // The offset is at most kMaxScenarioDuration, so the steps or the rate carried it past.
+    r.error(steps >= run ? step_path : "$.duration",
+            "the wall clock of node \"" + node.name + "\" could read about " +
+                hours_text(offset + steps + run) + " by the end of the run (offset " +
+                short_duration(node.clock.offset) + ", clock steps adding up to " +
+                hours_text(steps) + ", and its fastest rate " + rate_text(rate) +
+                " over the duration " + short_duration(*c.duration) + " making " + hours_text(run) +
+                "), beyond the 1000000h (about 114 years) a clock may read so that timers and "
+                "leases fit 64-bit nanoseconds; shorten \"duration\", slow the clock (\"rate\", "
+                "\"drift\" or clock-rate faults) or use a smaller offset or smaller clock steps");
+  }
+}
+
 void read_scenario(Context& c, const Json& doc) {
   JsonReader& r = c.reader;
   if (!doc.is_object()) {
@@ -188,6 +254,7 @@ void read_scenario(Context& c, const Json& doc) {
   if (const Json* v = JsonReader::field(doc, "heartbeat")) read_heartbeat(c, *v, "$.heartbeat");
   if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
   if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
+  check_clock_range(c);
 }
 
 }  // namespace
@@ -201,6 +268,8 @@ std::string_view to_string(ElectionMode mode) {
   const auto index = static_cast<std::size_t>(mode);
   return index < kElectionModeNames.size() ? kElectionModeNames[index] : "unknown";
 }
+
+std::optional<std::string> check_json_text(std::string_view text) { return check_nesting(text); }
 
 std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name) {
   for (std::size_t i = 0; i < kKindNames.size(); ++i) {
@@ -306,7 +375,7 @@ const std::vector<KeySet>& scenario_key_sets() {
         {"components", {"kube-controller-manager", "kube-scheduler"}},
         {"component",
          {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
-          "clientTimeout", "workInterval"}},
+          "clientTimeout", "workInterval", "renewRequests"}},
         {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
         {"upgrade",
          {"at", "to", "order", "downtime", "gap", "startJitter", "canary", "emulation", "stop",

@@ -25,6 +25,12 @@ struct LoadResult {
 LoadResult load_scenario_text(std::string_view json_text, std::string_view source_name);
 LoadResult load_scenario_file(const std::string& path);
 
+// Why `text` cannot be read safely as JSON, or nullopt: it nests more than 64 levels deep
+// (nlohmann's parser is iterative, but its dump(), copies and comparisons recurse and would
+// overflow the stack) or it contains a NUL byte (where nlohmann's parser stops, silently
+// ignoring the rest). The loaders check it before parsing.
+std::optional<std::string> check_json_text(std::string_view text);
+
 // One line per error: "SOURCE: PATH: MESSAGE\n".
 std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name);
 

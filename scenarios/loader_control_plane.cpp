@@ -78,6 +78,38 @@ void check_election(JsonReader& r, const Json& object, const std::string& path,
   }
 }
 
+// "renewRequests": "bounded" (today's client-go) or "unbounded" (client-go up to 1.11, whose
+// leader-election client had no timeout and whose renew poll waited for a hung try; see
+// election::RenewRequests).
+void read_renew_requests(JsonReader& r, const Json& object, const std::string& path,
+                         ElectionSpec& e) {
+  const Json* v = JsonReader::field(object, "renewRequests");
+  if (v == nullptr) return;
+  const std::string at = JsonReader::key_path(path, "renewRequests");
+  const auto mode = r.string(*v, at);
+  if (!mode) return;
+  static const std::vector<std::string> kModes{"bounded", "unbounded"};
+  if (*mode != kModes[0] && *mode != kModes[1]) {
+    r.error(at, "unknown renewRequests \"" + *mode + "\"" + did_you_mean(*mode, kModes) +
+                    "; use \"bounded\" (today's client-go: the HTTP client timeout, max(1s, "
+                    "renewDeadline/2) unless clientTimeout is set, and renewDeadline cut off a "
+                    "try in flight; the default) or \"unbounded\" (client-go up to 1.11, "
+                    "kubernetes#44887: no client timeout, and the renew loop waits for a try "
+                    "in flight past renewDeadline, so a hung renewal keeps the leader leading "
+                    "until its request returns)");
+    return;
+  }
+  e.renewRequests = *mode == kModes[1] ? RenewRequestsMode::unbounded : RenewRequestsMode::bounded;
+  if (e.renewRequests == RenewRequestsMode::unbounded &&
+      JsonReader::field(object, "clientTimeout") != nullptr) {
+    r.error(JsonReader::key_path(path, "clientTimeout"),
+            "clientTimeout sets the leader-election HTTP client timeout, but renewRequests "
+            "\"unbounded\" models client-go up to 1.11, whose leader-election client had "
+            "none (kubernetes#65094 added it in 1.12); remove clientTimeout, or use "
+            "renewRequests \"bounded\" to keep it");
+  }
+}
+
 void read_component(JsonReader& r, const Json& value, const std::string& path,
                     std::string_view name, ElectionSpec& e) {
   if (!r.object(value, path, keys("component"), "the " + std::string(name) + " settings")) {
@@ -107,6 +139,7 @@ void read_component(JsonReader& r, const Json& value, const std::string& path,
         r.duration(*v, JsonReader::key_path(path, "clientTimeout"), DurationSign::positive);
   }
   read_duration_field(r, value, path, "workInterval", DurationSign::non_negative, e.workInterval);
+  read_renew_requests(r, value, path, e);
 }
 
 void read_components(JsonReader& r, const Json& value, const std::string& path,
@@ -117,7 +150,17 @@ void read_components(JsonReader& r, const Json& value, const std::string& path,
   for (const auto& [name, target] : components) {
     // Component names are fixed and readable, so the path keeps the dotted form.
     if (const Json* v = JsonReader::field(value, name)) {
-      read_component(r, *v, path + "." + std::string(name), name, *target);
+      const std::string at = path + "." + std::string(name);
+      read_component(r, *v, at, name, *target);
+      if (target->renewRequests == RenewRequestsMode::unbounded &&
+          spec.election != ElectionMode::lease) {
+        r.error(JsonReader::key_path(at, "renewRequests"),
+                "renewRequests \"unbounded\" models client-go up to 1.11, which predates "
+                "Coordinated Leader Election (KEP-4355), but \"election\" is \"" +
+                    std::string(to_string(spec.election)) +
+                    "\"; set controlPlane \"election\": \"lease\", or remove "
+                    "renewRequests");
+      }
     }
   }
 }

@@ -54,6 +54,36 @@ std::string one_of(JsonReader& r, const Json& f, const std::string& path,
   return present.size() == 1 ? present[0] : std::string();
 }
 
+// Reports `process` at `path` unless build_world starts it on `node` (scenarios/build.cpp): the
+// heartbeat detector on every node if the scenario has "heartbeat", and kube-apiserver,
+// kube-controller-manager and kube-scheduler (build_control_plane.hpp) on each control-plane
+// node. A fault aimed at a process that never exists would otherwise reach the builder.
+bool check_process(Context& c, const std::string& node, const std::string& process,
+                   const std::string& path) {
+  // Control-plane nodes not known: their error is reported under "controlPlane".
+  if (c.control_plane && !c.control_plane_nodes) return true;
+  std::vector<std::string> running;
+  if (c.scenario.heartbeat) running.emplace_back("heartbeat");
+  const std::vector<std::string> none;
+  const std::vector<std::string>& cp = c.control_plane_nodes ? *c.control_plane_nodes : none;
+  if (std::find(cp.begin(), cp.end(), node) != cp.end()) {
+    running.insert(running.end(), {"kube-apiserver", "kube-controller-manager", "kube-scheduler"});
+  }
+  if (std::find(running.begin(), running.end(), process) != running.end()) return true;
+  std::string message = "unknown process \"" + process + "\" on node \"" + node + "\"";
+  if (running.empty()) {
+    message += ": no process runs on \"" + node +
+               "\"; processes come from \"heartbeat\" (\"heartbeat\" on every node) and "
+               "\"controlPlane\" (kube-apiserver, kube-controller-manager and kube-scheduler on "
+               "each control-plane node), so add one of them or use \"node\" to hit the node";
+  } else {
+    message += did_you_mean(process, running) + "; the processes on \"" + node + "\" are " +
+               join_quoted(running, " and ");
+  }
+  c.reader.error(path, message);
+  return false;
+}
+
 // "node", "nodes" or "process" ("node/process") into spec.targets; a terminate fault takes
 // only "process".
 void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
@@ -90,7 +120,7 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
   if (slash == std::string::npos || !is_valid_name(node) || !is_valid_name(process)) {
     r.error(at, "expected \"node/process\" such as \"n1/heartbeat\", found " +
                     JsonReader::describe(value) + "; use \"node\" to hit a whole node");
-  } else if (check_node(c, node, at)) {
+  } else if (check_node(c, node, at) && check_process(c, node, process, at)) {
     spec.targets = {*text};
   }
 }
@@ -157,6 +187,31 @@ void check_not_everyone(Context& c, const std::vector<std::string>& cut, const s
                    "this isolates every node, so nothing is cut off; leave at least one "
                    "node out");
   }
+}
+
+// How many directed links a partition cuts (Reachability::isolate, between_groups, one_way);
+// 0 for other faults. Partitions of hundreds of nodes cut hundreds of thousands of links, and
+// build_world lists every one up front, so their sum is bounded.
+constexpr std::uint64_t kMaxCutLinks = 10'000'000;
+
+std::uint64_t cut_links(const FaultSpec& spec, std::size_t node_count) {
+  if (spec.kind != Kind::partition) return 0;
+  switch (spec.partition_mode) {
+    case FaultSpec::PartitionMode::isolate: {
+      const std::uint64_t k = spec.targets.size();
+      return k <= node_count ? 2 * k * (node_count - k) : 0;
+    }
+    case FaultSpec::PartitionMode::groups: {
+      std::uint64_t total = 0;
+      std::uint64_t links = 0;
+      for (const auto& group : spec.groups) total += group.size();
+      for (const auto& group : spec.groups) links += group.size() * (total - group.size());
+      return links;
+    }
+    case FaultSpec::PartitionMode::oneway:
+      return static_cast<std::uint64_t>(spec.from.size()) * spec.to.size();
+  }
+  return 0;
 }
 
 void read_partition(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
@@ -335,8 +390,21 @@ void read_faults(Context& c, const Json& value, const std::string& path) {
     return;
   }
   c.scenario.faults.reserve(value.size());
+  std::uint64_t cut = 0;  // directed links cut by the partitions so far
+  bool reported = false;
   for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::size_t before = c.scenario.faults.size();
     read_fault(c, value[i], JsonReader::index_path(path, i));
+    if (c.scenario.faults.size() == before || reported) continue;
+    cut += cut_links(c.scenario.faults.back(), c.nodes.names.size());
+    if (cut <= kMaxCutLinks) continue;
+    reported = true;
+    c.reader.error(JsonReader::index_path(path, i),
+                   "the partitions up to here cut " + std::to_string(cut) +
+                       " directed links in all, more than the " + std::to_string(kMaxCutLinks) +
+                       " one run may cut (each partition's links are listed when the run is "
+                       "built, and isolating k of n nodes cuts 2*k*(n-k) of them); use fewer or "
+                       "smaller partitions");
   }
 }
 

@@ -91,6 +91,10 @@ Json make_replay(const Json& scenario_json, const RunResult& result,
 
 ReplayLoad load_replay_text(std::string_view text, std::string_view source_name) {
   ReplayLoad load;
+  if (auto problem = check_json_text(text)) {
+    load.errors.push_back({"$", *problem});
+    return load;
+  }
   Json document = Json::parse(text.begin(), text.end(), nullptr, false);
   if (document.is_discarded()) {
     load.errors.push_back(

@@ -46,6 +46,12 @@ struct HeartbeatSpec {
   Duration timeout = seconds(3);  // suspect a peer not heard from for this long (local time)
 };
 
+// "renewRequests": whether a leader-election try is bounded by the HTTP client timeout and
+// the renew loop's RenewDeadline (bounded, today's client-go) or may run until the request
+// returns (unbounded, client-go up to 1.11: kubernetes#44887). election::RenewRequests has the
+// details.
+enum class RenewRequestsMode { bounded, unbounded };
+
 // Leader election settings of one control-plane component (client-go LeaderElectionConfig
 // plus how the component wires it).
 struct ElectionSpec {
@@ -56,6 +62,7 @@ struct ElectionSpec {
   std::string lock = "leases";   // leases, endpoints, configmaps, endpointsleases, configmapsleases
   std::optional<Duration> clientTimeout;  // default max(1s, renewDeadline/2)
   Duration workInterval = seconds(1);     // how often the leader writes; 0: never
+  RenewRequestsMode renewRequests = RenewRequestsMode::bounded;
 };
 
 // The kubelet's restart back-off for control-plane static pods (CrashLoopBackOff).

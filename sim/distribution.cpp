@@ -6,9 +6,14 @@
 
 namespace hasim {
 namespace {
+// Samples of the unbounded kinds stop at 100000h (about 11 years; the longest duration a
+// scenario may give): a delay that long never ends within a run, and the bound keeps "now +
+// sample" (and a sum of a few samples) within 64-bit nanoseconds.
+constexpr double kMaxSampleNs = 3.6e17;
+
 Duration clamp_round(double ns) {
   if (!(ns > 0.0)) return Duration{0};
-  if (ns >= 9.2e18) return Duration{std::numeric_limits<std::int64_t>::max()};
+  if (ns >= kMaxSampleNs) return Duration{static_cast<std::int64_t>(kMaxSampleNs)};
   return Duration{static_cast<std::int64_t>(std::llround(ns))};
 }
 }  // namespace

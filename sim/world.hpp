@@ -178,6 +178,7 @@ class World {
                      std::initializer_list<TraceField> fields);
   void trace_world(std::string_view kind, std::string_view node, std::vector<TraceField> fields);
   void drop(const Flight& flight, std::string_view reason);
+  void refuse(const Flight& flight);
   std::vector<TraceField> flight_fields(const Flight& flight) const;  // from, to, msg
   void drop_unreachable_connections();
   // Runs a model callback with `process` marked active (Env calls are only valid then).

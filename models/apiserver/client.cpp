@@ -32,7 +32,7 @@ void ApiClient::watch(Env& env, ContextId context, ObjectKey key, std::uint64_t 
   request->verb = Verb::watch;
   request->key = std::move(key);
   request->resourceVersion = resourceVersion;
-  watches_[next_id_] = std::move(events);
+  watches_[next_id_] = Watch{context, std::move(events)};
   send(env, context, std::move(request), std::move(done));
 }
 
@@ -65,6 +65,9 @@ void ApiClient::complete(Env& env, std::uint64_t id, const Response& response) {
 }
 
 void ApiClient::fail_pending(Env& env, std::optional<ContextId> context, Status status) {
+  if (context) {
+    std::erase_if(watches_, [&](const auto& entry) { return entry.second.context == *context; });
+  }
   std::vector<std::uint64_t> ids;
   for (const auto& [id, pending] : pending_) {
     if (!context || pending.context == *context) ids.push_back(id);
@@ -90,7 +93,7 @@ bool ApiClient::on_message(Env& env, const Message& message) {
   }
   if (const auto* event = dynamic_cast<const WatchEvent*>(message.get())) {
     const auto it = watches_.find(event->watch);
-    if (it != watches_.end()) it->second(env, *event);
+    if (it != watches_.end()) it->second.handler(env, *event);
     return true;
   }
   return false;
@@ -100,13 +103,13 @@ void ApiClient::on_connection_closed(Env& env, ProcessId peer) {
   if (!chosen_.has_value() || chosen_process_ != peer) return;
   if (config_.load_balanced) chosen_.reset();
   fail_pending(env, std::nullopt, Status::connection_reset);
-  std::map<std::uint64_t, WatchHandler> ended;
+  std::map<std::uint64_t, Watch> ended;
   ended.swap(watches_);
-  for (const auto& [id, handler] : ended) {
+  for (const auto& [id, watch] : ended) {
     WatchEvent error;
     error.watch = id;
     error.event = WatchEventType::error;
-    handler(env, error);
+    watch.handler(env, error);
   }
 }
 

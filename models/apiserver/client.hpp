@@ -85,7 +85,14 @@ class ApiClient final : public ApiTransport {
   std::optional<std::size_t> chosen_;  // index into apiservers
   ProcessId chosen_process_ = 0;       // its process id, while chosen_ is set
   std::map<std::uint64_t, Pending> pending_;
-  std::map<std::uint64_t, WatchHandler> watches_;
+  // Open watches by request id, with the context that opened them: cancelling the context
+  // ends the watch (client-go closes ResultChan), so no event reaches a handler whose owner
+  // may be gone, even after the watch's first response has completed its request.
+  struct Watch {
+    ContextId context = 0;
+    WatchHandler handler;
+  };
+  std::map<std::uint64_t, Watch> watches_;
 };
 
 }  // namespace hasim::api

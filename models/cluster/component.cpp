@@ -57,6 +57,12 @@ void Component::on_start(Env& env) {
   client.load_balanced = config_.load_balanced;
   client.timeout =
       config_.client_timeout.value_or(default_client_timeout(config_.election.renewDeadline));
+  if (config_.election.renewRequests == election::RenewRequests::unbounded) {
+    // Up to 1.11 KCM and the scheduler built the leader-election clientset from the
+    // kubeconfig without a Timeout (kubernetes#65094 added one in 1.12): none.
+    HASIM_ASSERT(!config_.client_timeout.has_value());  // the loader rejects both
+    client.timeout = Duration{};
+  }
   client.user = identity_;
   client.timer_tag = kClientTag;
   client_ = std::make_unique<api::ApiClient>(std::move(client));

@@ -29,7 +29,7 @@ struct ComponentConfig {
   std::string lease_name;                   // defaults to the component name
   std::string lock_type = "leases";         // resourcelock type name
   election::LeaderElectionConfig election;  // LD/RD/RP, releaseOnCancel, name
-  std::optional<Duration> client_timeout;   // default max(1s, RD/2)
+  std::optional<Duration> client_timeout;   // default max(1s, RD/2); unbounded: none
   Duration healthz_timeout = seconds(20);   // the electionChecker's tolerance
   Duration work_interval = seconds(1);      // zero: the leader does no writes
   bool exit_zero_when_terminated = false;   // the scheduler's behaviour

@@ -6,6 +6,16 @@
 #include "sim/assert.hpp"
 
 namespace hasim::cluster {
+namespace {
+
+// t + d, or TrueTime::max() (an action that never runs) past 64-bit time: a thousand nodes
+// with downtimes of years add up beyond it, and such actions fall after the run's end anyway.
+TrueTime later(TrueTime t, Duration d) {
+  HASIM_ASSERT(d.ns >= 0);
+  return d.ns > TrueTime::max().ns - t.ns ? TrueTime::max() : t + d;
+}
+
+}  // namespace
 
 std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
                                         const std::string& from_binary,
@@ -36,18 +46,18 @@ std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std
     for (const std::string& node : nodes) {
       const int p = static_cast<int>(pass);
       actions.push_back({UpgradeAction::Kind::stop_node, t, node, {}, {}, {}, p});
-      const TrueTime up = t + spec.downtime.sample(rng);
+      const TrueTime up = later(t, spec.downtime.sample(rng));
       actions.push_back(
           {UpgradeAction::Kind::node_up, up, node, {}, passes[pass].first, passes[pass].second, p});
       TrueTime last = up;
       for (const std::string& component : control_plane_components()) {
-        const TrueTime start = up + spec.startJitter.sample(rng);
+        const TrueTime start = later(up, spec.startJitter.sample(rng));
         actions.push_back(
             {UpgradeAction::Kind::start_component, start, node, component, {}, {}, p});
         last = std::max(last, start);
       }
-      t = last + spec.gap.sample(rng);
-      if (first) t = t + spec.canary;
+      t = later(last, spec.gap.sample(rng));
+      if (first) t = later(t, spec.canary);
       first = false;
     }
   }

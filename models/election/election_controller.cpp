@@ -143,7 +143,7 @@ void collect_lease_candidates(Env& env, api::ApiTransport& transport,
     ++pass->outstanding;
     transport.request(
         env, transport.new_context(), api::Verb::get, key, nullptr,
-        [pass, &transport, key](Env& e, const api::Response& got) {
+        [pass, &transport, key = key](Env& e, const api::Response& got) {
           if (got.status != api::Status::ok || !is_lease_candidate_expired(*got.object, e.now())) {
             return pass->finish(e);
           }

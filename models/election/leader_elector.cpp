@@ -2,6 +2,7 @@
 
 #include "sim/assert.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace hasim::election {
@@ -223,17 +224,27 @@ void LeaderElector::renew_round(Env& env) {
   context_ = transport_.new_context();
   poll_started_ = env.monotonic_now();
   deadline_timer_ = timer(env, config_.renewDeadline, kPollDeadline);
+  if (config_.renewRequests == RenewRequests::unbounded) {
+    // wait.Poll (not PollImmediate): the first try comes with the first tick. The deadline
+    // timer was set first, so at a tie with a tick it fires first (Go picks either).
+    poll_closed_ = false;
+    last_try_ = false;
+    wait_timer_ = timer(env, config_.retryPeriod, kPollTick);
+    return;
+  }
   poll_attempt(env);
 }
 
 void LeaderElector::poll_attempt(Env& env) {
   attempt_started_ = env.monotonic_now();
   attempt_in_flight_ = true;
+  last_try_ = poll_closed_;
   const ContextId context = context_;
   try_renew(env, context, [this, context](Env& e, bool renewed) {
     if (context != context_) return;  // the poll already ended (deadline or cancel)
     attempt_in_flight_ = false;
     if (renewed) return poll_finished(e, true);
+    if (config_.renewRequests == RenewRequests::unbounded) return legacy_poll_failed(e);
     // The ticker started with the poll; a tick that came during this try is taken at once.
     const std::int64_t period = config_.retryPeriod.ns;
     const std::int64_t ticks_before = (attempt_started_ - poll_started_).ns / period;
@@ -255,6 +266,8 @@ void LeaderElector::poll_finished(Env& env, bool renewed) {
   }
   maybe_report_transition(env);
   if (renewed && !parent_canceled_) {
+    // wait.Until's period: RP today; 0 up to 1.11, whose next poll waits RP for its first tick.
+    if (config_.renewRequests == RenewRequests::unbounded) return renew_round(env);
     wait_timer_ = timer(env, config_.retryPeriod, kRenewWait);
     return;
   }
@@ -262,6 +275,30 @@ void LeaderElector::poll_finished(Env& env, bool renewed) {
             {{"lock", lock_.describe()},
              {"reason", std::string(parent_canceled_ ? "canceled" : "renewDeadline")}});
   renew_loop_exited(env);
+}
+
+// RenewRequests::unbounded: apimachinery's WaitFor/poller up to 1.11. A tick is handed to the
+// condition only if it is waiting for one, so ticks during a try are lost; the try after the
+// tick channel closes (RD) is the last.
+void LeaderElector::legacy_poll_failed(Env& env) {
+  if (last_try_) return poll_finished(env, false);
+  if (poll_closed_) return poll_attempt(env);  // WaitFor: once more after the channel closed
+  const std::int64_t period = config_.retryPeriod.ns;
+  // The first tick after the one that started this try, and not before now.
+  std::int64_t ticks = (attempt_started_ - poll_started_).ns / period + 1;
+  const std::int64_t since_start = (env.monotonic_now() - poll_started_).ns;
+  ticks = std::max(ticks, (since_start + period - 1) / period);
+  const LocalTime next_tick = poll_started_ + Duration{ticks * period};
+  if (next_tick <= env.monotonic_now()) return poll_attempt(env);
+  wait_timer_ = timer(env, next_tick - env.monotonic_now(), kPollTick);
+}
+
+void LeaderElector::legacy_poll_deadline(Env& env) {
+  // The timer closes the tick channel; it cancels nothing, so a try in flight runs on.
+  poll_closed_ = true;
+  if (attempt_in_flight_) return;
+  stop_timer(env, wait_timer_);
+  poll_attempt(env);
 }
 
 void LeaderElector::renew_loop_exited(Env& env) {
@@ -371,7 +408,11 @@ bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
       break;
     case kPollDeadline:
       deadline_timer_.reset();
-      poll_finished(env, false);
+      if (config_.renewRequests == RenewRequests::unbounded) {
+        legacy_poll_deadline(env);
+      } else {
+        poll_finished(env, false);
+      }
       break;
     case kReleaseDeadline: {
       deadline_timer_.reset();

@@ -10,6 +10,8 @@
 //            deadline cancels the request in flight;
 //   release  (ReleaseOnCancel) Get, then write an empty holder with LDS 1, retrying on 409,
 //            within its own RD timeout.
+// RenewRequests::unbounded replaces the renew poll with the one of client-go up to 1.11 (see
+// LeaderElectionConfig::renewRequests).
 // Decisions use this process's monotonic clock only (observedTime); record timestamps are
 // written from the wall clock and never read.
 #include <cstdint>
@@ -21,6 +23,28 @@
 
 namespace hasim::election {
 
+// How far a leader-election try may outlast the renew loop's RenewDeadline.
+//   bounded    today's client-go (the default): the poll's context reaches the request, so
+//              RD cancels it in flight (since 1.18), and the component's HTTP client times out
+//              after max(1s, RD/2) (NewFromKubeconfig, 1.20; used by KCM and the scheduler
+//              since 1.21; see cluster::ComponentConfig).
+//   unbounded  client-go up to 1.11 (kubernetes#44887, 2017): tryAcquireOrRenew took no
+//              context and KCM and the scheduler built their leader-election client without a
+//              timeout. renew() was wait.Until(period 0) around wait.Poll(RP, RD, cond): the
+//              first try one RP after the poll starts, ticks that come while a try runs are
+//              dropped (apimachinery's poller hands ticks over without buffering), and RD only
+//              closes the tick channel, which the blocked condition does not see. WaitFor then
+//              runs the condition once more after the channel closes, and only that try's
+//              failure ends the loop. So a hung renewal keeps the leader leading until the
+//              request returns (the apiserver's 504 at its request timeout), plus one more try.
+//              The 1.12 fix (kubernetes#65094, client-go 57f617c0b) gave KCM's leader-election
+//              client a timeout of RD and made renew() abandon a try still running at RD; 1.18
+//              (kubernetes#87899, client-go d6bfb32c1) passed the context into
+//              tryAcquireOrRenew instead. Only the bounding of tries is old here: the decision
+//              logic is today's tryAcquireOrRenew (fast path, raw-record rule), and cancel()
+//              (the Run context, which 1.11 did not have) still cancels a try in flight.
+enum class RenewRequests : std::uint8_t { bounded, unbounded };
+
 struct LeaderElectionConfig {
   Duration leaseDuration = seconds(15);
   Duration renewDeadline = seconds(10);
@@ -31,6 +55,7 @@ struct LeaderElectionConfig {
   // Not upstream: the KEP's "fall back to direct leasing" proposal. A coordinated elector
   // that has not led for this long since Run also tries tryAcquireOrRenew.
   std::optional<Duration> coordinatedFallbackAfter;
+  RenewRequests renewRequests = RenewRequests::bounded;
 };
 
 inline constexpr double kJitterFactor = 1.2;
@@ -101,6 +126,8 @@ class LeaderElector {
   void renew_round(Env& env);
   void poll_attempt(Env& env);
   void poll_finished(Env& env, bool renewed);
+  void legacy_poll_failed(Env& env);    // RenewRequests::unbounded: a try returned false
+  void legacy_poll_deadline(Env& env);  // ... RD passed
   void renew_loop_exited(Env& env);
   void try_release(Env& env, ContextId context, Result done);
   // Run's epilogue: cancel the leading context, then OnStoppedLeading.
@@ -127,6 +154,10 @@ class LeaderElector {
   bool attempt_in_flight_ = false;
   std::optional<TimerId> wait_timer_;      // acquire jitter / renew period / poll tick
   std::optional<TimerId> deadline_timer_;  // poll's RenewDeadline / release's timeout
+  // RenewRequests::unbounded: RD has closed the poll's tick channel; the try that starts
+  // after that is the last one.
+  bool poll_closed_ = false;
+  bool last_try_ = false;
   LocalTime poll_started_{};
   LocalTime run_started_{};
   LocalTime attempt_started_{};

@@ -114,6 +114,34 @@ expect "failover flag on upgrade-skew" 2 "--pause applies to .hasim report failo
 if [ ! -e "$tmp/bad" ]; then echo "ok:   refused runs write nothing"; else
   echo "FAIL: refused runs write nothing"; failures=$((failures + 1)); fi
 
+# hasim check: a weak configuration is found, shrunk, written and replayed; a correct one holds.
+weak=scenarios/election/clock-rate-above-ld-rd.json
+printf '{"name": "noprops", "duration": "1m", "nodes": 3, "controlPlane": {}}' >"$tmp/noprops.json"
+expect "check finds a weak configuration" 1 "verdict +VIOLATED; reproduce with: hasim replay $tmp/check/replay.json" -- "$hasim" check "$weak" --runs 30 --out "$tmp/check"
+expect "check names the broken assumption" 1 "assumption +broken: what can stall a renewal adds up to .* clock rates differing by 1.55x" -- "$hasim" check "$weak" --runs 30 --out "$tmp/check" --force
+for f in check.json replay.json trace.jsonl explanation.md timeline.html; do
+  if [ -s "$tmp/check/$f" ]; then echo "ok:   check wrote $f"; else
+    echo "FAIL: check wrote $f"; failures=$((failures + 1)); fi
+done
+expect "check replay reproduces" 1 "replay +reproduced: trace hash [0-9a-f]{16} matches" -- "$hasim" replay "$tmp/check/replay.json"
+expect "check replay is a runnable scenario" 1 "VIOLATED +single-leader" -- "$hasim" replay "$tmp/check/replay.json"
+if grep -q "<svg" "$tmp/check/timeline.html" && ! grep -qE "<script|https?://[^\"]*\.(js|css)" "$tmp/check/timeline.html"; then
+  echo "ok:   timeline is self-contained HTML with SVG"; else echo "FAIL: timeline is self-contained HTML with SVG"; failures=$((failures + 1)); fi
+expect "check refuses to overwrite" 2 "use --force" -- "$hasim" check "$weak" --runs 5 --out "$tmp/check"
+expect "check on the built-in scenario holds" 0 "verdict +no violation in 20 runs" -- "$hasim" check --runs 20 --out "$tmp/check-default"
+expect "check summary" 0 "kinds covered" -- "$hasim" check --runs 20 --out "$tmp/check-default" --force
+expect "check --kinds" 0 "1 of 1 kinds covered" -- "$hasim" check --runs 5 --kinds pause --out "$tmp/check-kinds"
+expect "check bad --kinds" 2 'unknown fault kind "paus" \(did you mean "pause"\?\)' -- "$hasim" check --kinds paus --out "$tmp/check-bad"
+expect "check bad --runs" 2 "--runs must be between" -- "$hasim" check --runs 0 --out "$tmp/check-bad"
+expect "check without properties" 2 "names no properties" -- "$hasim" check "$tmp/noprops.json" --out "$tmp/check-bad"
+# A diverged replay names the first differing event.
+sed 's/"traceHash": "[0-9a-f]*"/"traceHash": "0000000000000000"/' "$tmp/check/replay.json" >"$tmp/diverged.json"
+cp "$tmp/check/trace.jsonl" "$tmp/trace.jsonl"
+expect "diverged replay" 3 "REPLAY DIVERGED" -- "$hasim" replay "$tmp/diverged.json"
+# With the recorded trace beside it, a changed run names the exact first differing event.
+sed 's/^  "seed": [0-9]*$/  "seed": 7/' "$tmp/check/replay.json" >"$tmp/reseeded.json"
+expect "diverged replay names the event" 3 "first differing event: #[0-9]+" -- "$hasim" replay "$tmp/reseeded.json"
+
 # Trace lines are JSON objects with t, kind.
 if head -1 "$tmp/run.trace.jsonl" | grep -qE '^\{"t":0,.*"kind":"start"'; then echo "ok:   trace format"; else
   echo "FAIL: trace format"; failures=$((failures + 1)); fi

@@ -51,6 +51,7 @@ const std::map<std::string, Expected>& expected() {
        {false, true, "cp-1/kube-controller-manager (leading since t=0.000400000s) and"}},
       {"pause-long-gc.json", {false, true, "Harmful: both had writes accepted"}},
       {"hung-renew.json", {true, true, ""}},
+      {"hung-renew-unbounded.json", {false, true, "Harmful: both had writes accepted"}},
       {"graceful-handover.json", {true, true, ""}},
       {"legacy-endpoints-lock.json", {true, true, ""}},
       {"scheduler-release-blocks.json", {false, true, "Lease kube-system/kube-scheduler"}},

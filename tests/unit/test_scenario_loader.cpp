@@ -61,6 +61,7 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   doc["seed"] = 18446744073709551615ULL;
   doc["nodes"][0]["clock"] = {{"offset", "-2s"}, {"drift", "+50ppm"}};
   doc["nodes"][1]["clock"] = {{"rate", 1.00005}};
+  doc["heartbeat"] = {{"interval", "1s"}};  // runs the "n1/heartbeat" the first fault crashes
   doc["network"] = {
       {"latency", "1ms..5ms"},
       {"loss", 0.01},
@@ -94,7 +95,7 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   REQUIRE(s.network.links.size() == 2);  // symmetric adds n2 -> n1
   CHECK(s.network.links[1].from == "n2");
   CHECK(s.network.links[1].to == "n1");
-  CHECK_FALSE(s.heartbeat.has_value());
+  CHECK(s.heartbeat->timeout == hasim::seconds(3));  // the default
   REQUIRE(s.faults.size() == 7);
   CHECK(s.faults[0].targets == std::vector<std::string>{"n1/heartbeat"});
   CHECK(s.faults[0].for_duration == hasim::seconds(30));

@@ -1,7 +1,7 @@
 // RapidCheck: with every component coordinated, the election controller healthy and no fault
 // but the upgrade itself, no-skew holds for arbitrary upgrade timings, node orders, stop modes
-// and the compatibility-version flow. Then crash/restart and partition faults join the upgrade,
-// to find out whether CLE still keeps skew (it does not: see the finding below).
+// and the compatibility-version flow. With faults added it does not: `hasim check` finds an
+// old node's crash breaking skew (tests/unit/test_check.cpp, "weak: an old-version node ...").
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
@@ -39,36 +39,6 @@ Scenario gen_coordinated_upgrade() {
   return scenario;
 }
 
-std::vector<std::string> nodes_of(const Scenario& scenario) { return scenario.controlPlane->nodes; }
-
-FaultSpec gen_fault(const Scenario& scenario) {
-  const std::vector<std::string> nodes = nodes_of(scenario);
-  FaultSpec fault;
-  fault.at = seconds(*rc::gen::inRange<std::int64_t>(20, 600));
-  const std::string node = *rc::gen::elementOf(nodes);
-  switch (*rc::gen::inRange(0, 3)) {
-    case 0: {  // a component crashes; the kubelet restarts it
-      fault.kind = FaultSpec::Kind::crash;
-      const char* component =
-          *rc::gen::element("kube-apiserver", "kube-controller-manager", "kube-scheduler");
-      fault.targets = {node + "/" + component};
-      break;
-    }
-    case 1:
-      fault.kind = FaultSpec::Kind::crash;  // the node's processes, restarted after `for`
-      fault.targets = {node};
-      fault.for_duration = seconds(*rc::gen::inRange<std::int64_t>(1, 60));
-      break;
-    default:
-      fault.kind = FaultSpec::Kind::partition;
-      fault.partition_mode = FaultSpec::PartitionMode::isolate;
-      fault.targets = {node};
-      fault.for_duration = seconds(*rc::gen::inRange<std::int64_t>(1, 60));
-      break;
-  }
-  return fault;
-}
-
 }  // namespace
 
 TEST_CASE("with CLE and no fault but the upgrade, no-skew holds for arbitrary timings and orders",
@@ -100,26 +70,4 @@ TEST_CASE("a coordinated rollback violates only until the controller preempts th
     RC_ASSERT(trial.leaders_at_end);
     RC_ASSERT(trial.violation_time <= seconds(jitter_s + 45) * 2);
   });
-}
-
-TEST_CASE("faults during a coordinated upgrade can still break skew (finding)",
-          "[upgrade][property][finding]") {
-  // Falsifiable, as a finding: when an older candidate is down (crashed and not yet restarted,
-  // or cut off) during an election, it does not ack the ping, the controller elects the best
-  // candidate that did ack, a newer one, and older apiservers still serve. RapidCheck finds
-  // and shrinks such a schedule; its minimal form is kept as
-  // scenarios/upgrade/coordinated-old-candidate-crash.json with a tested verdict.
-  const bool held = rc::check("no-skew under faults during a coordinated upgrade", [] {
-    UpgradeSettings settings;
-    Scenario scenario = upgrade_scenario(
-        settings, UpgradeCell{ElectionMode::coordinated, UpgradeDirection::upgrade, 3});
-    scenario.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000'000);
-    scenario.properties = {"no-skew"};
-    const int count = *rc::gen::inRange(1, 6);
-    for (int i = 0; i < count; ++i) scenario.faults.push_back(gen_fault(scenario));
-    const auto result = run_scenario(scenario, {});
-    RC_ASSERT(result.has_value());
-    RC_ASSERT(!result->violations.front().has_value());
-  });
-  CHECK(!held);
 }

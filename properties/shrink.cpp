@@ -1,0 +1,148 @@
+#include "properties/shrink.hpp"
+
+#include <algorithm>
+
+#include "sim/assert.hpp"
+#include "sim/clock.hpp"
+
+namespace hasim {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+class Shrinker {
+ public:
+  Shrinker(Schedule failing, const StillFails& still_fails, int max_steps)
+      : best_(std::move(failing)), still_fails_(still_fails), max_steps_(max_steps) {}
+
+  ShrinkResult run() {
+    fewer_faults();
+    for (std::size_t i = 0; i < best_.faults.size(); ++i) shorter(i);
+    for (std::size_t i = 0; i < best_.faults.size(); ++i) earlier(i);
+    if (best_.upgrade) upgrade_earlier();
+    return {best_, steps_, accepted_, steps_ >= max_steps_};
+  }
+
+ private:
+  // Runs a candidate; keeps it if it still fails.
+  bool attempt(const Schedule& candidate) {
+    if (steps_ >= max_steps_) return false;
+    ++steps_;
+    if (!still_fails_(candidate)) return false;
+    ++accepted_;
+    best_ = candidate;
+    return true;
+  }
+
+  void fewer_faults() {
+    if (best_.upgrade) {
+      Schedule candidate{best_.faults, std::nullopt, best_.enabled};  // the scenario's timing
+      attempt(candidate);
+    }
+    // ddmin's complement step: try removing chunks of size n/2, n/4, ..., 1.
+    std::size_t chunk = std::max<std::size_t>(1, best_.faults.size() / 2);
+    while (!best_.faults.empty()) {
+      bool removed = false;
+      for (std::size_t start = 0; start < best_.faults.size();) {
+        Schedule candidate = best_;
+        const auto first = candidate.faults.begin() + static_cast<std::ptrdiff_t>(start);
+        const std::size_t end = std::min(start + chunk, candidate.faults.size());
+        candidate.faults.erase(first, candidate.faults.begin() + static_cast<std::ptrdiff_t>(end));
+        if (attempt(candidate)) {
+          removed = true;  // the same start now names the next chunk
+        } else {
+          start += chunk;
+        }
+        if (steps_ >= max_steps_) return;
+      }
+      if (chunk == 1 && !removed) return;
+      if (!removed || chunk > 1) chunk = std::max<std::size_t>(1, chunk / 2);
+    }
+  }
+
+  // The least value in [floor, current] (ms units) for which the schedule built by `with`
+  // still fails; `current` fails.
+  template <typename With>
+  void least(std::int64_t floor, std::int64_t current, With with) {
+    if (current <= floor) return;
+    if (attempt(with(floor))) return;
+    std::int64_t passing = floor;
+    std::int64_t failing = current;
+    while (failing - passing > 1 && steps_ < max_steps_) {
+      const std::int64_t mid = passing + (failing - passing) / 2;
+      if (attempt(with(mid))) {
+        failing = mid;
+      } else {
+        passing = mid;
+      }
+    }
+  }
+
+  void shorter(std::size_t i) {
+    const auto set = [this, i](auto field) {
+      return [this, i, field](std::int64_t value) {
+        Schedule candidate = best_;
+        field(candidate.faults[i], value);
+        return candidate;
+      };
+    };
+    // best_ is replaced as candidates are kept: read it afresh, never through a reference.
+    const FaultSpec::Kind kind = best_.faults[i].kind;
+    if (best_.faults[i].for_duration) {
+      least(1, best_.faults[i].for_duration->ns / kMs,
+            set([](FaultSpec& g, std::int64_t ms) { g.for_duration = milliseconds(ms); }));
+    }
+    if (kind == FaultSpec::Kind::apiserver_slow) {
+      least(1, best_.faults[i].latency.ns / kMs,
+            set([](FaultSpec& g, std::int64_t ms) { g.latency = milliseconds(ms); }));
+    }
+    if (kind == FaultSpec::Kind::clock_step) {
+      const std::int64_t sign = best_.faults[i].step.ns < 0 ? -1 : 1;
+      least(1, sign * best_.faults[i].step.ns / kMs,
+            set([sign](FaultSpec& g, std::int64_t ms) { g.step = milliseconds(sign * ms); }));
+    }
+    if (kind == FaultSpec::Kind::clock_rate) {
+      // Toward a perfect clock, in whole ppm.
+      const std::int64_t ppm = (best_.faults[i].rate_ppb - kRatePerfect) / 1000;
+      const std::int64_t sign = ppm < 0 ? -1 : 1;
+      least(1, sign * ppm, set([sign](FaultSpec& g, std::int64_t distance) {
+              g.rate_ppb = rate_from_ppm(sign * distance);
+            }));
+    }
+  }
+
+  void earlier(std::size_t i) {
+    least(0, best_.faults[i].at.ns / kMs, [this, i](std::int64_t ms) {
+      Schedule candidate = best_;
+      candidate.faults[i].at = milliseconds(ms);
+      return candidate;
+    });
+  }
+
+  void upgrade_earlier() {
+    least(0, best_.upgrade->at.ns / kMs, [this](std::int64_t ms) {
+      Schedule candidate = best_;
+      candidate.upgrade->at = milliseconds(ms);
+      return candidate;
+    });
+  }
+
+  Schedule best_;
+  const StillFails& still_fails_;
+  int max_steps_;
+  int steps_ = 0;
+  int accepted_ = 0;
+};
+
+}  // namespace
+
+ShrinkResult shrink_schedule(Schedule failing, const StillFails& still_fails, int max_steps) {
+  HASIM_ASSERT(max_steps >= 0);
+  ShrinkResult result = Shrinker(std::move(failing), still_fails, max_steps).run();
+  // Faults keep the kernel's order: by time, then file order.
+  std::stable_sort(result.minimal.faults.begin(), result.minimal.faults.end(),
+                   [](const FaultSpec& a, const FaultSpec& b) { return a.at < b.at; });
+  return result;
+}
+
+}  // namespace hasim

@@ -1,0 +1,155 @@
+#include "reports/check.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+
+struct RunVerdict {
+  std::string property;  // first violated spec; empty if every property held
+  bool completed = true;
+  std::uint64_t events = 0;
+};
+
+RunVerdict verdict_of(const RunResult& result) {
+  RunVerdict verdict;
+  verdict.completed = result.stats.status == RunStatus::completed;
+  verdict.events = result.trace_events;
+  for (std::size_t i = 0; i < result.violations.size(); ++i) {
+    if (result.violations[i]) {
+      verdict.property = result.property_specs[i];
+      break;
+    }
+  }
+  return verdict;
+}
+
+RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uint64_t seed) {
+  RunOptions options;
+  options.seed = seed;
+  const auto result = run_scenario(apply_schedule(scenario, schedule), options);
+  HASIM_ASSERT(result.has_value());  // no trace file, so it cannot fail
+  return verdict_of(*result);
+}
+
+// Runs per batch: enough to keep every thread busy, few enough that schedules stay small.
+constexpr std::uint64_t kCheckBatch = 4096;
+
+void count_kinds(const Schedule& s, CheckResult& result) {
+  for (FaultChoice c : s.enabled) ++result.runs_by_kind[static_cast<std::size_t>(c)];
+  for (const FaultSpec& f : s.faults) {
+    if (const auto c = choice_of(f)) ++result.faults_by_kind[static_cast<std::size_t>(*c)];
+  }
+  if (s.upgrade) ++result.faults_by_kind[static_cast<std::size_t>(FaultChoice::upgrade_timing)];
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::uint64_t check_run_seed(std::uint64_t base_seed, std::uint64_t run) {
+  return trial_seed(base_seed, run);
+}
+
+std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOptions& options,
+                                     std::string* error) {
+  const auto fail = [error](std::string message) -> std::optional<CheckResult> {
+    if (error != nullptr) *error = std::move(message);
+    return std::nullopt;
+  };
+  if (scenario.properties.empty()) {
+    return fail(
+        "the scenario names no properties, so nothing can be violated; add e.g. "
+        "\"properties\": [\"single-leader\"] (`hasim list` shows them)");
+  }
+  CheckResult result;
+  result.space = fault_space(scenario, options.within_assumptions);
+  result.menu = fault_menu(result.space, options.generate.kinds);
+  if (result.menu.empty()) {
+    std::string applicable;
+    for (FaultChoice c : result.space.applicable) {
+      applicable += (applicable.empty() ? "" : ", ") + std::string(to_string(c));
+    }
+    return fail("none of the chosen fault kinds applies to this scenario; it can take " +
+                (applicable.empty() ? std::string("none") : applicable));
+  }
+
+  // Runs go in batches: schedules are drawn on this thread (RapidCheck's generator state is
+  // global), run on `jobs` threads, and reduced in run order; memory stays bounded for any
+  // number of runs.
+  const bool own = !scenario.faults.empty();
+  std::optional<std::uint64_t> first;
+  std::optional<Schedule> first_schedule;
+  std::optional<std::uint64_t> first_seed;
+  std::string first_property;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t begin = 0; begin < options.runs; begin += kCheckBatch) {
+    const std::uint64_t end = std::min(options.runs, begin + kCheckBatch);
+    std::vector<Schedule> schedules;
+    std::vector<std::uint64_t> seeds;
+    for (std::uint64_t i = begin; i < end; ++i) {
+      if (i == 0 && own) {
+        schedules.push_back(Schedule{scenario.faults, std::nullopt, {}});
+        seeds.push_back(scenario.seed);
+        continue;
+      }
+      const std::uint64_t seed = check_run_seed(options.seed, i);
+      schedules.push_back(generate_schedule(result.space, options.generate, trial_seed(seed, 1)));
+      seeds.push_back(seed);
+    }
+    for (const Schedule& s : schedules) count_kinds(s, result);
+    const std::vector<RunVerdict> verdicts = run_trials<RunVerdict>(
+        begin, end, std::max(1u, options.jobs),
+        [&](std::uint64_t i) { return run_once(scenario, schedules[i - begin], seeds[i - begin]); },
+        [&](std::uint64_t done, std::uint64_t) {
+          if (options.progress) options.progress(begin + done, options.runs);
+        });
+    for (std::uint64_t k = 0; k < verdicts.size(); ++k) {
+      result.events += verdicts[k].events;
+      if (!verdicts[k].completed) ++result.incomplete_runs;
+      if (verdicts[k].property.empty()) continue;
+      ++result.violating_runs;
+      ++result.violations_by_property[verdicts[k].property];
+      if (!first) {
+        first = begin + k;
+        first_schedule = schedules[k];
+        first_seed = seeds[k];
+        first_property = verdicts[k].property;
+      }
+    }
+  }
+  result.run_seconds = seconds_since(start);
+  result.runs = options.runs;
+  if (!first) return result;
+
+  const auto shrink_start = std::chrono::steady_clock::now();
+  CheckFailure failure;
+  failure.run = *first;
+  failure.seed = *first_seed;
+  failure.property = first_property;
+  failure.original = *first_schedule;
+  failure.shrunk = shrink_schedule(
+      failure.original,
+      [&](const Schedule& candidate) {
+        return run_once(scenario, candidate, failure.seed).property == failure.property;
+      },
+      options.max_shrink_steps);
+  failure.minimal = apply_schedule(scenario, failure.shrunk.minimal);
+  failure.minimal.seed = failure.seed;
+  RunOptions rerun;
+  rerun.seed = failure.seed;
+  rerun.capture_lines = 5'000'000;
+  failure.rerun = *run_scenario(failure.minimal, rerun);
+  HASIM_ASSERT(verdict_of(failure.rerun).property == failure.property);  // shrinking kept it
+  failure.broken_assumptions = broken_assumptions(failure.minimal);
+  result.shrink_seconds = seconds_since(shrink_start);
+  result.failure = std::move(failure);
+  return result;
+}
+
+}  // namespace hasim

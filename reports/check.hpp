@@ -1,0 +1,65 @@
+#pragma once
+// `hasim check`: property-based exploration of a scenario. Run 0 is the scenario's own fault
+// schedule (when it has one); runs 1..N-1 draw a swarm schedule each (properties/
+// schedule_gen.hpp) and run the scenario with it under every property it names. The first
+// violating run (lowest index, so the answer does not depend on --jobs) is shrunk to a
+// minimal schedule (properties/shrink.hpp) and re-run with its trace captured, for the
+// replay file, the explanation and the timeline (reports/check_output.hpp).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/shrink.hpp"
+#include "reports/trials.hpp"
+#include "scenarios/run.hpp"
+
+namespace hasim {
+
+struct CheckOptions {
+  std::uint64_t runs = 100;
+  std::uint64_t seed = 1;
+  unsigned jobs = 1;
+  GenerateOptions generate;
+  bool within_assumptions = true;  // draw faults only within the properties' assumptions
+  int max_shrink_steps = 1000;
+  TrialProgress progress;  // runs done of runs
+};
+
+struct CheckFailure {
+  std::uint64_t run = 0;   // index of the first violating run
+  std::uint64_t seed = 0;  // its simulation seed (kept while shrinking)
+  std::string property;    // the property spec it violated first (in scenario order)
+  Schedule original;
+  ShrinkResult shrunk;
+  Scenario minimal;                             // the scenario with the minimal schedule
+  RunResult rerun;                              // the minimal schedule re-run, trace captured
+  std::vector<std::string> broken_assumptions;  // of the minimal scenario
+};
+
+struct CheckResult {
+  FaultSpace space;
+  std::vector<FaultChoice> menu;  // the kinds drawn from: applicable and chosen (--kinds)
+  std::uint64_t runs = 0;
+  std::uint64_t violating_runs = 0;
+  std::uint64_t incomplete_runs = 0;  // stopped by the kernel's event or livelock guard
+  std::map<std::string, std::uint64_t> violations_by_property;
+  std::array<std::uint64_t, kFaultChoices> faults_by_kind{};  // faults drawn per kind
+  std::array<std::uint64_t, kFaultChoices> runs_by_kind{};    // runs with the kind enabled
+  std::uint64_t events = 0;                                   // over every run
+  double run_seconds = 0;     // wall time of the runs (display only)
+  double shrink_seconds = 0;  // wall time of shrinking and the re-run (display only)
+  std::optional<CheckFailure> failure;
+};
+
+// nullopt (with a sentence in `error` naming the fix) when the scenario cannot be checked:
+// it names no property, or no fault kind of `options.generate.kinds` applies to it.
+std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOptions& options,
+                                     std::string* error = nullptr);
+
+// The seeds of run i: its simulation seed (run 0: the scenario's) and its schedule's seed.
+std::uint64_t check_run_seed(std::uint64_t base_seed, std::uint64_t run);
+
+}  // namespace hasim
