@@ -88,8 +88,13 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   std::optional<std::uint64_t> first_seed;
   std::string first_property;
   const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t begin = 0; begin < options.runs; begin += kCheckBatch) {
-    const std::uint64_t end = std::min(options.runs, begin + kCheckBatch);
+  const std::uint64_t batch =
+      options.stop_at_first ? std::max<std::uint64_t>(8, 4ULL * options.jobs) : kCheckBatch;
+  std::uint64_t runs_made = 0;
+  for (std::uint64_t begin = 0; begin < options.runs && !(first && options.stop_at_first);
+       begin += batch) {
+    const std::uint64_t end = std::min(options.runs, begin + batch);
+    runs_made = end;
     std::vector<Schedule> schedules;
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t i = begin; i < end; ++i) {
@@ -124,7 +129,7 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
     }
   }
   result.run_seconds = seconds_since(start);
-  result.runs = options.runs;
+  result.runs = runs_made;
   if (!first) return result;
 
   const auto shrink_start = std::chrono::steady_clock::now();

@@ -25,6 +25,9 @@ struct CheckOptions {
   GenerateOptions generate;
   bool within_assumptions = true;  // draw faults only within the properties' assumptions
   int max_shrink_steps = 1000;
+  // Stop after the first violating run (runs go in small batches in order, so the run found
+  // is still the lowest-indexed violation); the counts then cover the runs made.
+  bool stop_at_first = false;
   TrialProgress progress;  // runs done of runs
 };
 

@@ -40,6 +40,7 @@ void RunWithLeaderElection::on_start(Env& env) {
 }
 
 void RunWithLeaderElection::campaign(Env& env) {
+  if (elector_transport_) elector_transport_->cancel_all(env);  // the old elector still exists
   LeaderCallbacks callbacks;
   callbacks.onStartedLeading = [this](Env& e) {
     ElectionControllerConfig controller{config_.options, kQueueTag, kLeaseInformerTag,
@@ -57,7 +58,9 @@ void RunWithLeaderElection::campaign(Env& env) {
     if (stopped_) return stopped_(e);
     until_timer_ = e.set_timer(config_.election.retryPeriod, kUntilTag);  // wait.Until
   };
-  elector_ = std::make_unique<LeaderElector>(config_.election, *lock_, *client_,
+  elector_.reset();
+  elector_transport_ = std::make_unique<api::ScopedTransport>(*client_);
+  elector_ = std::make_unique<LeaderElector>(config_.election, *lock_, *elector_transport_,
                                              std::move(callbacks), kElectorTag);
   elector_->run(env);
 }

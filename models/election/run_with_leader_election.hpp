@@ -12,6 +12,7 @@
 #include <string>
 
 #include "models/apiserver/apiserver.hpp"
+#include "models/apiserver/scoped_transport.hpp"
 #include "models/election/election_controller.hpp"
 #include "models/election/leader_elector.hpp"
 #include "models/election/resource_lock.hpp"
@@ -44,6 +45,10 @@ class RunWithLeaderElection final : public api::ApiServerHook {
   std::string identity_;
   std::unique_ptr<api::ApiClient> client_;
   std::unique_ptr<ResourceLock> lock_;
+  // The elector's contexts, so a new campaign (wait.Until's next round) can end whatever the
+  // returned elector still has in flight before it is replaced: in Go the old goroutine's
+  // late response is dropped; here its callback must not reach a destroyed elector.
+  std::unique_ptr<api::ScopedTransport> elector_transport_;
   std::unique_ptr<LeaderElector> elector_;
   std::unique_ptr<ElectionController> controller_;
   std::optional<TimerId> until_timer_;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Fuzzes scenario and replay parsing (fuzz/fuzz_load.cpp) with libFuzzer, AddressSanitizer
+# and UndefinedBehaviorSanitizer for SECONDS (default 60), and exits non-zero on any crash,
+# leak, timeout or sanitizer report. Usage: scripts/fuzz.sh [SECONDS]
+#
+# Installs clang and libFuzzer's runtime (Debian 12: libclang-rt-14-dev) if missing, builds
+# ./build-fuzz with clang++ and -DHASIM_FUZZ=ON, and fuzzes from a seed corpus of every
+# scenarios/**/*.json, replay files written by `hasim run --replay-out` and some malformed
+# inputs. What the fuzzer learns is kept in build-fuzz/corpus for the next run; a failing
+# input is saved in build-fuzz/artifacts/ (reproduce: build-fuzz/fuzz_load FILE), the log in
+# build-fuzz/fuzz.log.
+# `hasim` for the replays: $HASIM, else build/hasim, else one built in build-fuzz.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
+  echo "usage: scripts/fuzz.sh [SECONDS]   (a whole number of seconds, default 60)" >&2
+  exit 2
+fi
+
+./scripts/install-deps.sh
+packages=(clang libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+build=build-fuzz
+[ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++ -DHASIM_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+  >/dev/null
+cmake --build "$build" -j "$(nproc)" --target fuzz_load
+
+hasim=${HASIM:-}
+if [ -z "$hasim" ]; then
+  if [ -x build/hasim ]; then
+    hasim=build/hasim
+  else
+    cmake --build "$build" -j "$(nproc)" --target hasim
+    hasim=$build/hasim
+  fi
+fi
+
+# Seeds: every scenario, replays of a few, and malformed inputs. Rebuilt on every run.
+seeds=$build/seeds
+rm -rf "$seeds" "$build/artifacts"
+mkdir -p "$seeds" "$build/corpus" "$build/artifacts"
+find scenarios -name '*.json' ! -name schema.json -print0 |
+  while IFS= read -r -d '' file; do cp "$file" "$seeds/$(echo "${file#scenarios/}" | tr / _)"; done
+for scenario in scenarios/examples/demo-heartbeat.json scenarios/examples/demo-fast-clock.json \
+  scenarios/election/leader-crash.json scenarios/upgrade/lease-upgrade-3.json; do
+  name=$(basename "$scenario" .json)
+  status=0
+  "$hasim" run "$scenario" --replay-out "$seeds/replay-$name.json" --force >/dev/null || status=$?
+  if [ "$status" -gt 1 ]; then
+    echo "fuzz: hasim run $scenario exited $status while writing a seed replay" >&2
+    exit 1
+  fi
+done
+printf '' >"$seeds/bad-empty"
+printf '{"name": "x", "duration": "10m", "nodes": [{"name": "n1"' >"$seeds/bad-truncated.json"
+printf '{"name": "x", "duration": "10m", "nodes": 3,}' >"$seeds/bad-comma.json"
+printf '{"name": "x", "duration": "1e400s", "nodes": 18446744073709551616, "seed": -1}' \
+  >"$seeds/bad-numbers.json"
+printf '{"name": "x", "duration": "100000h", "nodes": [{"name": "a", "clock": {"offset": "-100000h", "rate": 8}}]}' \
+  >"$seeds/limit-clock.json"
+printf '{"name": "x", "duration": "10m", "nodes": 3, "faults": [{"at": "1m", "kind": "crash", "process": "n1/heartbeat"}]}' \
+  >"$seeds/bad-process.json"
+printf '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]' >"$seeds/bad-deep.json"
+printf '{"replayFormat": 1, "hasimVersion": "0.1.0", "seed": 1, "scenario": {"name": "x"}, "expected": {}}' \
+  >"$seeds/bad-replay.json"
+
+echo "fuzz: $(ls "$seeds" | wc -l) seeds, $(ls "$build/corpus" | wc -l) inputs in $build/corpus;" \
+  "fuzzing for ${seconds}s" >&2
+# -timeout: one input over 10 s is a hang; fuzz_load bounds each run far below that.
+status=0
+"$build/fuzz_load" -dict=fuzz/scenario.dict -max_total_time="$seconds" -timeout=10 \
+  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
+  "$build/corpus" "$seeds" 2>"$build/fuzz.log" || status=$?
+grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' "$build/fuzz.log" >&2 || true
+if [ "$status" -ne 0 ] || [ -n "$(ls -A "$build/artifacts")" ]; then
+  grep -E 'ERROR|runtime error|assertion failed|SUMMARY' "$build/fuzz.log" | head -20 >&2 || true
+  echo "fuzz: FAILED (exit $status); full log in $build/fuzz.log; failing inputs:" >&2
+  ls "$build"/artifacts/* >&2 2>/dev/null || true
+  exit 1
+fi
+echo "fuzz: no crash, leak, timeout or sanitizer report in ${seconds}s;" \
+  "$(ls "$build/corpus" | wc -l) inputs in $build/corpus" >&2
