@@ -62,6 +62,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                           "(longer pauses, slower apiservers, faster or slower clocks)");
   check_command->add_option("--max-shrink-steps", check.max_shrink_steps,
                             "candidate runs while shrinking, at most (default 1000)");
+  check_command->add_flag("--stop-at-first", check.stop_at_first,
+                          "stop at the first violating run (the same run a full check shrinks)");
   check_command->add_flag("--force", check.force, "overwrite existing output files");
   add_version(*check_command);
   ReportArgs report;

@@ -1,5 +1,6 @@
 // hasim check [SCENARIO] [--runs N] [--seed S] [--jobs J] [--out DIR] [--max-faults K]
-//             [--kinds LIST] [--break-assumptions] [--max-shrink-steps N] [--force]
+//             [--kinds LIST] [--break-assumptions] [--max-shrink-steps N] [--stop-at-first]
+//             [--force]
 #include <filesystem>
 #include <ostream>
 
@@ -91,6 +92,7 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
   options.generate.max_faults = args.max_faults;
   options.within_assumptions = !args.break_assumptions;
   options.max_shrink_steps = args.max_shrink_steps;
+  options.stop_at_first = args.stop_at_first;
   if (args.kinds) {
     auto kinds = parse_kinds(*args.kinds, err);
     if (!kinds) return kExitBadInput;

@@ -58,6 +58,7 @@ struct CheckArgs {
   std::optional<std::string> kinds;  // "crash,pause,..."; default every applicable kind
   bool break_assumptions = false;
   int max_shrink_steps = 1000;
+  bool stop_at_first = false;
   bool force = false;
 };
 

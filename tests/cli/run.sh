@@ -130,6 +130,7 @@ if grep -q "<svg" "$tmp/check/timeline.html" && ! grep -qE "<script|https?://[^\
 expect "check refuses to overwrite" 2 "use --force" -- "$hasim" check "$weak" --runs 5 --out "$tmp/check"
 expect "check on the built-in scenario holds" 0 "verdict +no violation in 20 runs" -- "$hasim" check --runs 20 --out "$tmp/check-default"
 expect "check summary" 0 "kinds covered" -- "$hasim" check --runs 20 --out "$tmp/check-default" --force
+expect "check --stop-at-first" 1 "check +8 runs in" -- "$hasim" check "$weak" --runs 100 --stop-at-first --out "$tmp/check-first"
 expect "check --kinds" 0 "1 of 1 kinds covered" -- "$hasim" check --runs 5 --kinds pause --out "$tmp/check-kinds"
 expect "check bad --kinds" 2 'unknown fault kind "paus" \(did you mean "pause"\?\)' -- "$hasim" check --kinds paus --out "$tmp/check-bad"
 expect "check bad --runs" 2 "--runs must be between" -- "$hasim" check --runs 0 --out "$tmp/check-bad"
