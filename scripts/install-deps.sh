@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs hasim's build dependencies from Debian 12 packages, only if some are missing.
+# Usage: scripts/install-deps.sh [EXTRA-PACKAGE...]   (e.g. scripts/fuzz.sh adds clang)
 set -euo pipefail
-packages=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev catch2 librapidcheck-dev libcli11-dev)
+packages=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev catch2 librapidcheck-dev libcli11-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
