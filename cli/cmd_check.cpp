@@ -13,12 +13,13 @@
 #include "reports/progress.hpp"
 #include "scenarios/loader.hpp"
 #include "sim/did_you_mean.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
 
-const std::vector<std::string> kFiles{"check.json", "replay.json", "trace.jsonl",
-                                      "explanation.md", "timeline.html"};
+const std::vector<std::string> kFiles{"check.json", "replay.json", "trace.jsonl", "explanation.md",
+                                      "timeline.html"};
 
 // "crash,pause" -> choices; an unknown name is an error naming the known ones.
 std::optional<std::vector<FaultChoice>> parse_kinds(const std::string& text, std::ostream& err) {
@@ -29,10 +30,9 @@ std::optional<std::vector<FaultChoice>> parse_kinds(const std::string& text, std
     const std::string name = text.substr(start, comma - start);
     const auto choice = parse_fault_choice(name);
     if (!choice) {
-      std::string known;
-      for (const std::string& n : fault_choice_names()) known += (known.empty() ? "" : ", ") + n;
       err << "hasim: --kinds: unknown fault kind \"" << name << "\""
-          << did_you_mean(name, fault_choice_names()) << "; the kinds are " << known << "\n";
+          << did_you_mean(name, fault_choice_names()) << "; the kinds are "
+          << join_words(fault_choice_names()) << "\n";
       return std::nullopt;
     }
     out.push_back(*choice);
@@ -120,8 +120,9 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
       {"check.json", check_summary_json(*result, options, scenario.name).dump(2) + "\n"}};
   if (result->failure) {
     const std::string replay = dir + "/replay.json";
-    files.emplace_back("replay.json",
-                       check_replay(Json::parse(arg->text), *result->failure, "trace.jsonl").dump(2) + "\n");
+    files.emplace_back(
+        "replay.json",
+        check_replay(Json::parse(arg->text), *result->failure, "trace.jsonl").dump(2) + "\n");
     files.emplace_back("trace.jsonl", check_trace(*result->failure));
     files.emplace_back("explanation.md", check_explanation(*result, scenario.name, replay));
     files.emplace_back("timeline.html", check_timeline_html(*result, scenario.name));

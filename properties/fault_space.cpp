@@ -8,6 +8,7 @@
 #include "scenarios/build.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
@@ -233,10 +234,12 @@ std::vector<std::string> broken_assumptions(const Scenario& scenario) {
     if (unbounded != nullptr && choice && can_hold_requests(*choice)) {
       out.push_back("the " + describe_fault(fault) +
                     " can leave a request unanswered until kube-apiserver's request timeout, "
-                    "while " + unbounded->who +
+                    "while " +
+                    unbounded->who +
                     " renews with renewRequests: unbounded (client-go up to 1.11), which "
                     "waits for it: every request must be answered within leaseDuration - "
-                    "retryPeriod - renewDeadline = " + format_duration(unbounded->margin()));
+                    "retryPeriod - renewDeadline = " +
+                    format_duration(unbounded->margin()));
     }
   }
 
@@ -271,24 +274,23 @@ std::vector<std::string> broken_assumptions(const Scenario& scenario) {
     const Duration total = pause + latency + skew_cost;
     if (total < e.margin()) continue;
     std::vector<std::string> parts;
-    if (pause > Duration{}) parts.push_back("a pause of " + format_duration(pause) + " (" + pause_who + ")");
+    if (pause > Duration{})
+      parts.push_back("a pause of " + format_duration(pause) + " (" + pause_who + ")");
     if (latency > Duration{}) {
       parts.push_back("API latency of " + format_duration(latency) + " (" + latency_who +
                       "'s kube-apiserver)");
     }
     if (skew_cost > Duration{}) {
       parts.push_back("clock rates differing by " +
-                      rate_text(static_cast<std::int64_t>(skew * 1e9)) + "x (" + high_who +
-                      " at " + rate_text(high) + ", " + low_who + " at " + rate_text(low) +
+                      rate_text(static_cast<std::int64_t>(skew * 1e9)) + "x (" + high_who + " at " +
+                      rate_text(high) + ", " + low_who + " at " + rate_text(low) +
                       "), worth (retryPeriod + renewDeadline) x " +
                       rate_text(static_cast<std::int64_t>((skew - 1.0) * 1e9)) + " = " +
                       format_duration(skew_cost));
     }
-    std::string joined;
-    for (const std::string& part : parts) joined += (joined.empty() ? "" : " + ") + part;
     out.push_back("what can stall a renewal adds up to " + format_duration(total) +
                   ", not less than leaseDuration - retryPeriod - renewDeadline = " +
-                  format_duration(e.margin()) + " of " + e.who + ": " + joined);
+                  format_duration(e.margin()) + " of " + e.who + ": " + join_words(parts, " + "));
     break;  // one sentence: the first election whose margin it exhausts
   }
   if (any_rate && low != high && names_property(scenario, "no-false-suspicion")) {

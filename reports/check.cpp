@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
@@ -71,12 +72,10 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   result.space = fault_space(scenario, options.within_assumptions);
   result.menu = fault_menu(result.space, options.generate.kinds);
   if (result.menu.empty()) {
-    std::string applicable;
-    for (FaultChoice c : result.space.applicable) {
-      applicable += (applicable.empty() ? "" : ", ") + std::string(to_string(c));
-    }
+    std::vector<std::string> applicable;
+    for (FaultChoice c : result.space.applicable) applicable.emplace_back(to_string(c));
     return fail("none of the chosen fault kinds applies to this scenario; it can take " +
-                (applicable.empty() ? std::string("none") : applicable));
+                (applicable.empty() ? std::string("none") : join_words(applicable)));
   }
 
   // Runs go in batches: schedules are drawn on this thread (RapidCheck's generator state is

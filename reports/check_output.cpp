@@ -12,17 +12,12 @@
 #include "scenarios/replay.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
 
 using Kind = FaultSpec::Kind;
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 std::string per_second(double count, double seconds) {
   std::ostringstream out;
@@ -96,7 +91,7 @@ std::string check_summary_text(const CheckResult& r, const CheckOptions& options
     kinds.push_back(std::string(to_string(c)) + " " + std::to_string(r.faults_by_kind[i]));
   }
   out << "faults      " << covered << " of " << r.menu.size()
-      << " kinds covered (faults drawn): " << join(kinds, ", ") << "\n";
+      << " kinds covered (faults drawn): " << join_words(kinds, ", ") << "\n";
   out << "violations  " << r.violating_runs << " of " << r.runs << " runs";
   for (const auto& [property, count] : r.violations_by_property) {
     out << "; " << property << " " << count;
@@ -275,7 +270,7 @@ class TimelineRecorder final : public TraceObserver {
       if (lane.paused_since) {
         lane.lane.segments.push_back({*lane.paused_since, end, "paused", "#e69f00"});
       }
-      lane.lane.label = name + (lane.versions.empty() ? "" : " v" + join(lane.versions, "→"));
+      lane.lane.label = name + (lane.versions.empty() ? "" : " v" + join_words(lane.versions, "→"));
       out.push_back(lane.lane);
     }
     return out;
@@ -357,7 +352,7 @@ std::string check_timeline_html(const CheckResult& r, const std::string& scenari
   html.add_raw("<pre>" + html_escape(schedule_lines(f.shrunk.minimal, "")) + "</pre>");
   if (!f.broken_assumptions.empty()) {
     html.add_note("Broken assumptions (a documented limitation, not a finding): " +
-                  join(f.broken_assumptions, "; "));
+                  join_words(f.broken_assumptions, "; "));
   } else {
     html.add_note("No documented assumption is broken: this is a finding.");
   }

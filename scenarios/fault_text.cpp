@@ -2,16 +2,12 @@
 
 #include <cstdio>
 
+#include "sim/text.hpp"
+
 namespace hasim {
 namespace {
 
 using Kind = FaultSpec::Kind;
-
-std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 std::string rate_text(std::int64_t rate_ppb) {
   char buffer[32];
@@ -22,7 +18,7 @@ std::string rate_text(std::int64_t rate_ppb) {
 }  // namespace
 
 std::string describe_fault(const FaultSpec& f) {
-  const std::string target = join(f.targets);
+  const std::string target = join_words(f.targets);
   std::string what;
   switch (f.kind) {
     case Kind::partition:
@@ -32,12 +28,13 @@ std::string describe_fault(const FaultSpec& f) {
           break;
         case FaultSpec::PartitionMode::groups: {
           std::vector<std::string> groups;
-          for (const auto& g : f.groups) groups.push_back("{" + join(g) + "}");
-          what = "partition splitting " + join(groups, " | ");
+          for (const auto& g : f.groups) groups.push_back("{" + join_words(g) + "}");
+          what = "partition splitting " + join_words(groups, " | ");
           break;
         }
         case FaultSpec::PartitionMode::oneway:
-          what = "one-way partition from {" + join(f.from) + "} to {" + join(f.to) + "}";
+          what =
+              "one-way partition from {" + join_words(f.from) + "} to {" + join_words(f.to) + "}";
           break;
       }
       break;
@@ -53,7 +50,7 @@ std::string describe_fault(const FaultSpec& f) {
       break;
     case Kind::apiserver_hang:
       what = "kube-apiserver on " + target + " hanging " +
-             (f.verbs.empty() ? std::string("every request") : join(f.verbs) + " requests");
+             (f.verbs.empty() ? std::string("every request") : join_words(f.verbs) + " requests");
       break;
     case Kind::apiserver_unavailable:
       what = "kube-apiserver on " + target + " answering 503";
