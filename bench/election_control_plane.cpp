@@ -16,8 +16,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include "scenarios/control_plane/spec.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 5;
@@ -56,8 +57,9 @@ int main(int argc, char** argv) {
   };
   std::printf("3 control-plane nodes, KCM + scheduler electing (15s/10s/2s), ideal store\n");
   hasim::Scenario election_only = *load.scenario;
-  election_only.controlPlane->controllerManager.workInterval = hasim::Duration{};
-  election_only.controlPlane->scheduler.workInterval = hasim::Duration{};
+  election_only.section<hasim::ControlPlaneSpec>()->controllerManager.workInterval =
+      hasim::Duration{};
+  election_only.section<hasim::ControlPlaneSpec>()->scheduler.workInterval = hasim::Duration{};
   const double speed = measure("election only", election_only);
   measure("with leader work (1 write/s)", *load.scenario);
   std::printf("target >= 100000x real time (election only, median): %s\n",

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/app.hpp"
+#include "properties/check_system.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "hasim_builtin.hpp"
@@ -28,14 +29,14 @@ std::optional<std::vector<FaultChoice>> parse_kinds(const std::string& text, std
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string name = text.substr(start, comma - start);
-    const auto choice = parse_fault_choice(name);
-    if (!choice) {
+    const FaultChoiceDef* choice = find_fault_choice(name);
+    if (choice == nullptr) {
       err << "hasim: --kinds: unknown fault kind \"" << name << "\""
           << did_you_mean(name, fault_choice_names()) << "; the kinds are "
           << join_words(fault_choice_names()) << "\n";
       return std::nullopt;
     }
-    out.push_back(*choice);
+    out.emplace_back(choice->name);
     start = comma + 1;
   }
   return out;

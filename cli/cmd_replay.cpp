@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "hasim_version.hpp"
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
 
 namespace hasim {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/output.hpp"
 #include "hasim_builtin.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
 
 namespace hasim {
 namespace {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 namespace hasim {
 

@@ -18,7 +18,7 @@
 #include "properties/property.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
 
 namespace {
 

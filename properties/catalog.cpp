@@ -1,43 +1,20 @@
 #include "properties/catalog.hpp"
 
+#include "properties/check_system.hpp"
+
 #include "sim/did_you_mean.hpp"
 #include "sim/time.hpp"
 
 namespace hasim {
 
 const std::vector<PropertyInfo>& property_catalog() {
-  static const std::vector<PropertyInfo> catalog{
-      {"detect-crash", "BOUND",
-       "every running peer suspects a crashed or downed process within BOUND (true time) "
-       "of the crash, unless it restarts first",
-       "the heartbeat model runs; nothing else (a partition only makes suspicion come sooner)"},
-      {"no-false-suspicion", "",
-       "a detector suspects a peer only if, within its timeout before, the peer stopped or "
-       "paused, a message from the peer to it was dropped, or the detector itself was paused",
-       "one-way latency below timeout - interval, equal clock rates"},
-      {"single-leader", "",
-       "at no instant of true time do two processes act as leader for one lease (acting: "
-       "from OnStartedLeading until the leader's work stops); a violation says whether both "
-       "could still write through an apiserver (harmful) or not (harmless)",
-       "what can stall one renewal adds up to less than leaseDuration - retryPeriod - "
-       "renewDeadline: a pause of the leader, the API latency of its renewal, and clock-rate "
-       "skew, worth (retryPeriod + renewDeadline) x (fastest/slowest rate - 1) (so skew alone "
-       "must stay below LD/(RP+RD), tighter than the LD/RD client-go documents); client-go has "
-       "no fencing. With renewRequests: unbounded (client-go up to 1.11) also every request "
-       "answered within that margin: no partition, hung apiserver or powered-off node"},
-      {"no-skew", "",
-       "at no instant of true time does an acting kube-controller-manager or kube-scheduler "
-       "leader run a newer (emulation) version than some serving kube-apiserver (the "
-       "version-skew policy; covers upgrades and rollbacks); every violating interval is "
-       "kept, with why the leader was elected",
-       "components trace their versions at start; a kube-apiserver serves from its start "
-       "until its process stops (a paused or cut-off one still counts as serving)"},
-      {"eventually-leader", "BOUND",
-       "once every partition, pause, node-down and apiserver fault has healed, some process "
-       "acts as leader for each lease within BOUND",
-       "at least one candidate per lease can run; BOUND covers a lease duration plus the "
-       "retry jitter (about LD + 2.2*RP) and a kubelet restart if the leader exited"},
-  };
+  static const std::vector<PropertyInfo> catalog = [] {
+    std::vector<PropertyInfo> out;
+    for (const CheckSystem* system : check_systems()) {
+      for (const PropertyDef& p : system->properties) out.push_back(p.info);
+    }
+    return out;
+  }();
   return catalog;
 }
 

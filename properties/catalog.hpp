@@ -1,10 +1,13 @@
 #pragma once
-// The properties a scenario may name, with their argument and the assumptions they rest on.
-// A spec is "name" or "name:ARG" (ARG a duration bound where the property takes one).
+// The properties a scenario may name, with their argument and the assumptions they rest on,
+// from every registered system (properties/check_system.hpp). A spec is "name" or "name:ARG"
+// (ARG a duration bound where the property takes one).
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "scenarios/system.hpp"
 
 namespace hasim {
 
@@ -17,8 +20,8 @@ struct PropertyInfo {
 
 const std::vector<PropertyInfo>& property_catalog();
 
-// nullopt if `spec` names a known property with a well-formed argument; otherwise an error
-// sentence (with a did-you-mean when a known name is close).
-std::optional<std::string> validate_property_spec(std::string_view spec);
+// validate_property_spec (declared in scenarios/system.hpp, for the loader) is defined with
+// the catalog: nullopt if `spec` names a known property with a well-formed argument,
+// otherwise an error sentence (with a did-you-mean when a known name is close).
 
 }  // namespace hasim

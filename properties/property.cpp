@@ -1,10 +1,6 @@
 #include "properties/property.hpp"
 
-#include "properties/detect_crash.hpp"
-#include "properties/eventually_leader.hpp"
-#include "properties/no_false_suspicion.hpp"
-#include "properties/no_skew.hpp"
-#include "properties/single_leader.hpp"
+#include "properties/check_system.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -37,16 +33,10 @@ std::unique_ptr<Property> make_property(std::string_view spec) {
   const std::string_view name = spec.substr(0, colon);
   std::optional<Duration> bound;
   if (colon != std::string_view::npos) bound = parse_duration(spec.substr(colon + 1));
-  if (name == "detect-crash") {
-    HASIM_ASSERT(bound.has_value());
-    return std::make_unique<DetectCrash>(std::string(spec), *bound);
-  }
-  if (name == "no-false-suspicion") return std::make_unique<NoFalseSuspicion>(std::string(spec));
-  if (name == "single-leader") return std::make_unique<SingleLeader>(std::string(spec));
-  if (name == "no-skew") return std::make_unique<NoSkew>(std::string(spec));
-  if (name == "eventually-leader") {
-    HASIM_ASSERT(bound.has_value());
-    return std::make_unique<EventuallyLeader>(std::string(spec), *bound);
+  for (const CheckSystem* system : check_systems()) {
+    for (const PropertyDef& p : system->properties) {
+      if (p.info.name == name) return p.make(std::string(spec), bound);
+    }
   }
   HASIM_ASSERT(false && "make_property called with an unvalidated spec");
   return nullptr;

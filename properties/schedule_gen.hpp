@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/cluster/upgrade_spec.hpp"
 #include "properties/fault_space.hpp"
 
 namespace hasim {

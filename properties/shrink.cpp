@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "scenarios/system.hpp"
 #include "sim/assert.hpp"
-#include "sim/clock.hpp"
 
 namespace hasim {
 namespace {
@@ -87,27 +87,14 @@ class Shrinker {
       };
     };
     // best_ is replaced as candidates are kept: read it afresh, never through a reference.
-    const FaultSpec::Kind kind = best_.faults[i].kind;
     if (best_.faults[i].for_duration) {
       least(1, best_.faults[i].for_duration->ns / kMs,
             set([](FaultSpec& g, std::int64_t ms) { g.for_duration = milliseconds(ms); }));
     }
-    if (kind == FaultSpec::Kind::apiserver_slow) {
-      least(1, best_.faults[i].latency.ns / kMs,
-            set([](FaultSpec& g, std::int64_t ms) { g.latency = milliseconds(ms); }));
-    }
-    if (kind == FaultSpec::Kind::clock_step) {
-      const std::int64_t sign = best_.faults[i].step.ns < 0 ? -1 : 1;
-      least(1, sign * best_.faults[i].step.ns / kMs,
-            set([sign](FaultSpec& g, std::int64_t ms) { g.step = milliseconds(sign * ms); }));
-    }
-    if (kind == FaultSpec::Kind::clock_rate) {
-      // Toward a perfect clock, in whole ppm.
-      const std::int64_t ppm = (best_.faults[i].rate_ppb - kRatePerfect) / 1000;
-      const std::int64_t sign = ppm < 0 ? -1 : 1;
-      least(1, sign * ppm, set([sign](FaultSpec& g, std::int64_t distance) {
-              g.rate_ppb = rate_from_ppm(sign * distance);
-            }));
+    // The kind's own magnitude (latency, clock step, clock-rate distance from 1), if any.
+    if (const auto magnitude = fault_kind(best_.faults[i]).magnitude) {
+      least(1, magnitude->get(best_.faults[i]),
+            set([m = *magnitude](FaultSpec& g, std::int64_t value) { m.set(g, value); }));
     }
   }
 

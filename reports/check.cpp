@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "properties/check_system.hpp"
 #include "sim/assert.hpp"
 #include "sim/text.hpp"
 
@@ -40,11 +41,12 @@ RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uin
 constexpr std::uint64_t kCheckBatch = 4096;
 
 void count_kinds(const Schedule& s, CheckResult& result) {
-  for (FaultChoice c : s.enabled) ++result.runs_by_kind[static_cast<std::size_t>(c)];
+  for (const FaultChoice& c : s.enabled) ++result.runs_by_kind[fault_choice_index(c)];
   for (const FaultSpec& f : s.faults) {
-    if (const auto c = choice_of(f)) ++result.faults_by_kind[static_cast<std::size_t>(*c)];
+    if (const auto c = choice_of(f)) ++result.faults_by_kind[fault_choice_index(*c)];
   }
-  if (s.upgrade) ++result.faults_by_kind[static_cast<std::size_t>(FaultChoice::upgrade_timing)];
+  // A redrawn section counts as one fault of its choice (upgrade-timing).
+  if (s.upgrade) ++result.faults_by_kind[fault_choice_index("upgrade-timing")];
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -71,9 +73,11 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   CheckResult result;
   result.space = fault_space(scenario, options.within_assumptions);
   result.menu = fault_menu(result.space, options.generate.kinds);
+  result.faults_by_kind.assign(fault_choices().size(), 0);
+  result.runs_by_kind.assign(fault_choices().size(), 0);
   if (result.menu.empty()) {
     std::vector<std::string> applicable;
-    for (FaultChoice c : result.space.applicable) applicable.emplace_back(to_string(c));
+    for (const FaultChoice& c : result.space.applicable) applicable.push_back(c);
     return fail("none of the chosen fault kinds applies to this scenario; it can take " +
                 (applicable.empty() ? std::string("none") : join_words(applicable)));
   }

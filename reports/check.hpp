@@ -14,7 +14,7 @@
 
 #include "properties/shrink.hpp"
 #include "reports/trials.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 namespace hasim {
 
@@ -49,10 +49,11 @@ struct CheckResult {
   std::uint64_t violating_runs = 0;
   std::uint64_t incomplete_runs = 0;  // stopped by the kernel's event or livelock guard
   std::map<std::string, std::uint64_t> violations_by_property;
-  std::array<std::uint64_t, kFaultChoices> faults_by_kind{};  // faults drawn per kind
-  std::array<std::uint64_t, kFaultChoices> runs_by_kind{};    // runs with the kind enabled
-  std::uint64_t events = 0;                                   // over every run
-  double run_seconds = 0;     // wall time of the runs (display only)
+  // Per fault choice, indexed as fault_choices() (properties/check_system.hpp).
+  std::vector<std::uint64_t> faults_by_kind;  // faults drawn
+  std::vector<std::uint64_t> runs_by_kind;    // runs with the kind enabled
+  std::uint64_t events = 0;                   // over every run
+  double run_seconds = 0;                     // wall time of the runs (display only)
   double shrink_seconds = 0;  // wall time of shrinking and the re-run (display only)
   std::optional<CheckFailure> failure;
 };

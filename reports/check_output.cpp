@@ -9,15 +9,15 @@
 #include "reports/html.hpp"
 #include "reports/svg.hpp"
 #include "scenarios/fault_json.hpp"
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
+#include "properties/check_system.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
 #include "sim/text.hpp"
 
 namespace hasim {
 namespace {
-
-using Kind = FaultSpec::Kind;
 
 std::string per_second(double count, double seconds) {
   std::ostringstream out;
@@ -85,10 +85,10 @@ std::string check_summary_text(const CheckResult& r, const CheckOptions& options
   out << "envelope    " << envelope_text(r.space) << "\n";
   std::vector<std::string> kinds;
   std::size_t covered = 0;
-  for (FaultChoice c : r.menu) {
-    const std::size_t i = static_cast<std::size_t>(c);
+  for (const FaultChoice& c : r.menu) {
+    const std::size_t i = fault_choice_index(c);
     if (r.faults_by_kind[i] > 0) ++covered;
-    kinds.push_back(std::string(to_string(c)) + " " + std::to_string(r.faults_by_kind[i]));
+    kinds.push_back(c + " " + std::to_string(r.faults_by_kind[i]));
   }
   out << "faults      " << covered << " of " << r.menu.size()
       << " kinds covered (faults drawn): " << join_words(kinds, ", ") << "\n";
@@ -122,10 +122,9 @@ std::string check_summary_text(const CheckResult& r, const CheckOptions& options
 Json check_summary_json(const CheckResult& r, const CheckOptions& options,
                         const std::string& scenario_name) {
   Json kinds = Json::object();
-  for (FaultChoice c : r.menu) {
-    const std::size_t i = static_cast<std::size_t>(c);
-    kinds[std::string(to_string(c))] =
-        Json{{"faults", r.faults_by_kind[i]}, {"runsEnabled", r.runs_by_kind[i]}};
+  for (const FaultChoice& c : r.menu) {
+    const std::size_t i = fault_choice_index(c);
+    kinds[c] = Json{{"faults", r.faults_by_kind[i]}, {"runsEnabled", r.runs_by_kind[i]}};
   }
   Json out{{"check", 1},
            {"hasimVersion", kVersion},

@@ -3,7 +3,7 @@
 #include "properties/acting_leaders.hpp"
 #include "properties/single_leader.hpp"
 #include "scenarios/build.hpp"
-#include "scenarios/build_control_plane.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
 
 #include <limits>
@@ -73,7 +73,7 @@ Scenario failover_scenario(const FailoverSettings& settings) {
     spec->retryPeriod = settings.retryPeriod;
   }
   cp.scheduler.releaseOnCancel = true;
-  scenario.controlPlane = cp;
+  scenario.sections.set(cp);
   return scenario;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scenarios/control_plane/spec.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace hasim {

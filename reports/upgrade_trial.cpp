@@ -6,7 +6,7 @@
 #include "properties/acting_leaders.hpp"
 #include "properties/no_skew.hpp"
 #include "scenarios/build.hpp"
-#include "scenarios/build_control_plane.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -29,9 +29,9 @@ Duration upper_bound(const DurationDistribution& d) {
 
 // The latest the upgrade's last component can start, from the distributions' bounds.
 TrueTime latest_last_start(const Scenario& scenario) {
-  const UpgradeSpec& spec = *scenario.upgrade;
+  const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
   const int passes = spec.emulation ? 2 : 1;
-  const auto nodes = static_cast<std::int64_t>(scenario.controlPlane->nodes.size());
+  const auto nodes = static_cast<std::int64_t>(scenario.section<ControlPlaneSpec>()->nodes.size());
   const Duration per_node =
       upper_bound(spec.downtime) + upper_bound(spec.startJitter) + upper_bound(spec.gap);
   return TrueTime{spec.at.ns} + spec.canary + per_node * (nodes * passes);
@@ -39,11 +39,12 @@ TrueTime latest_last_start(const Scenario& scenario) {
 
 // The upgrade's actions, drawn exactly as schedule_upgrade draws them for this world.
 std::vector<cluster::UpgradeAction> plan_of(const Scenario& scenario, const World& world) {
-  const ControlPlaneSpec& cp = *scenario.controlPlane;
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   Rng rng = world.fork_rng("scenario/upgrade");
   const bool rollback = is_rollback(scenario);
   const std::string emulation = cp.emulationVersion.empty() ? cp.version : cp.emulationVersion;
-  return cluster::plan_upgrade(*scenario.upgrade, cp.nodes, cp.version, emulation, rollback, rng);
+  return cluster::plan_upgrade(*scenario.section<UpgradeSpec>(), cp.nodes, cp.version, emulation,
+                               rollback, rng);
 }
 
 // Counts what the study reports, from the trace.
@@ -163,7 +164,7 @@ struct Run {
 };
 
 Run prepare(const Scenario& scenario, std::uint64_t seed) {
-  HASIM_ASSERT(scenario.upgrade.has_value());
+  HASIM_ASSERT((scenario.section<UpgradeSpec>() != nullptr));
   Run run;
   run.world = build_world(scenario, seed);
   run.world->trace().disable_hash();  // only the observers read this trace
@@ -212,11 +213,11 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
     spec->retryPeriod = settings.retryPeriod;
     spec->workInterval = Duration{};  // the study needs who leads, not what it writes
   }
-  scenario.controlPlane = cp;
+  scenario.sections.set(cp);
   UpgradeSpec spec = settings.upgrade;
   spec.at = kUpgradeAt;
   spec.to = upgrade ? settings.new_version : settings.old_version;
-  scenario.upgrade = spec;
+  scenario.sections.set(spec);
   scenario.duration = Duration{latest_last_start(scenario).ns} + settings.settle;
   scenario.properties = {"no-skew"};
   return scenario;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "reports/svg.hpp"
+#include "models/cluster/upgrade_spec.hpp"
+#include "scenarios/control_plane/spec.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace hasim {
@@ -43,9 +45,9 @@ struct UpgradeSettings {
 };
 
 struct UpgradeTrial {
-  bool violated = false;                    // no-skew failed at least once
+  bool violated = false;      // no-skew failed at least once
   bool kcm_violated = false;  // ... by the kube-controller-manager leader (the KEP's figure)
-  Duration violation_time{};                // total time some acting leader was too new
+  Duration violation_time{};  // total time some acting leader was too new
   std::optional<Duration> first_violation;  // from the upgrade's start to the first violation
   std::uint64_t leader_changes = 0;         // acting-start events of KCM and scheduler during it
   std::uint64_t lease_writes = 0;           // writes accepted on Lease objects during it

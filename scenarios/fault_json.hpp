@@ -1,19 +1,17 @@
 #pragma once
-// The inverse of the loader for what `hasim check` generates: a FaultSpec (and the timing of
-// an upgrade) written back as scenario JSON, so a replay file embeds the concrete schedule a
-// run used as an ordinary, readable scenario that `hasim run` and `hasim validate` accept.
-// Round trip: load_scenario_text(write(x)) gives back x exactly (tests/unit/test_fault_json).
+// The inverse of the loader for what `hasim check` generates: a FaultSpec written back as scenario
+// JSON, so a replay file embeds the concrete schedule a run used as an ordinary, readable scenario
+// that `hasim run` and `hasim validate` accept. Round trip: load_scenario_text(write(x)) gives back
+// x exactly (tests/unit/test_fault_json).
 #include "scenarios/json_reader.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace hasim {
 
 Json fault_to_json(const FaultSpec& fault);
+// "node", "nodes" or "process" as the loader reads them: for a kind's `write`.
+void write_fault_targets(const FaultSpec& fault, Json& out);
 Json faults_to_json(const std::vector<FaultSpec>& faults);
-
-// Sets the timing fields of `upgrade_json` ("at", "order", "downtime", "gap", "startJitter",
-// "canary", "stop", "grace") from `upgrade`, keeping the others ("to", "emulation") as written.
-void write_upgrade_timing(const UpgradeSpec& upgrade, Json& upgrade_json);
 
 // "1.5s", "2m3.25s", "0s": exact to the nanosecond and accepted by parse_duration.
 std::string duration_text(Duration d);

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <set>
 
-#include "properties/catalog.hpp"
 #include "scenarios/loader_internal.hpp"
+#include "scenarios/system.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
 #include "sim/int128.hpp"
@@ -21,19 +21,6 @@ using namespace scenario_loader;
 
 constexpr std::size_t kMaxDepth = 64;  // a valid scenario nests about 6 levels deep
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
-
-// In the order of FaultSpec::Kind.
-constexpr std::array<std::string_view, 16> kKindNames{
-    "crash",     "restart",        "pause",          "resume",
-    "node-down", "node-up",        "clock-step",     "clock-rate",
-    "partition", "heal",           "disk-loss",      "drop-connections",
-    "terminate", "apiserver-slow", "apiserver-hang", "apiserver-unavailable"};
-static_assert(kKindNames.size() ==
-              static_cast<std::size_t>(FaultSpec::Kind::apiserver_unavailable) + 1);
-
-// In the order of ElectionMode; the values of "controlPlane.election".
-constexpr std::array<std::string_view, 3> kElectionModeNames{"lease", "coordinated", "mixed"};
-static_assert(kElectionModeNames.size() == static_cast<std::size_t>(ElectionMode::mixed) + 1);
 
 std::string line_column(std::string_view text, std::size_t offset) {
   std::size_t line = 1;
@@ -108,40 +95,6 @@ std::string parse_error_message(std::string_view text, const Json::exception& e)
          "; numbers must fit in a 64-bit floating-point value (at most about 1.8e308)";
 }
 
-void read_heartbeat(Context& c, const Json& value, const std::string& path) {
-  JsonReader& r = c.reader;
-  if (!r.object(value, path, keys("heartbeat"), "the heartbeat detector")) return;
-  HeartbeatSpec spec;
-  bool ok = true;
-  const Json* interval = JsonReader::field(value, "interval");
-  const Json* timeout = JsonReader::field(value, "timeout");
-  if (interval != nullptr) {
-    const auto d =
-        r.duration(*interval, JsonReader::key_path(path, "interval"), DurationSign::positive);
-    ok = ok && d.has_value();
-    if (d) spec.interval = *d;
-  }
-  if (timeout != nullptr) {
-    const auto d =
-        r.duration(*timeout, JsonReader::key_path(path, "timeout"), DurationSign::positive);
-    ok = ok && d.has_value();
-    if (d) spec.timeout = *d;
-  }
-  if (ok && spec.timeout <= spec.interval) {
-    auto show = [](Duration d, const Json* given) {
-      return short_duration(d) + (given == nullptr ? " (the default)" : "");
-    };
-    r.error(JsonReader::key_path(path, timeout != nullptr ? "timeout" : "interval"),
-            "timeout " + show(spec.timeout, timeout) + " must be longer than interval " +
-                show(spec.interval, interval) +
-                ": a peer is suspected when nothing is heard from it for the timeout, so a "
-                "timeout this short suspects healthy peers; make the timeout at least two or "
-                "three intervals, e.g. interval \"1s\" with timeout \"3s\"");
-    ok = false;
-  }
-  if (ok) c.scenario.heartbeat = spec;
-}
-
 void read_properties(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
   if (!r.array(value, path, "[\"detect-crash:10s\", \"no-false-suspicion\"]")) return;
@@ -191,14 +144,14 @@ void check_clock_range(Context& c) {
     for (std::size_t k = 0; k < c.scenario.faults.size(); ++k) {
       const FaultSpec& f = c.scenario.faults[k];
       if (std::find(f.targets.begin(), f.targets.end(), node.name) == f.targets.end()) continue;
-      if (f.kind == FaultSpec::Kind::clock_step) {
+      if (f.kind == "clock-step") {
         steps += magnitude(f.step);
         if (magnitude(f.step) > largest_step) {
           largest_step = magnitude(f.step);
           step_path = JsonReader::index_path("$.faults", k) + ".by";
         }
       }
-      if (f.kind == FaultSpec::Kind::clock_rate) rate = std::max(rate, f.rate_ppb);
+      if (f.kind == "clock-rate") rate = std::max(rate, f.rate_ppb);
     }
     const Int128 offset = magnitude(node.clock.offset);
     const Int128 run = static_cast<Int128>(rate) * c.duration->ns / kRatePerfect;
@@ -244,14 +197,21 @@ void read_scenario(Context& c, const Json& doc) {
     if (c.duration) s.duration = *c.duration;
   }
   if (const Json* v = r.required(doc, "$", "nodes", "3")) read_nodes(c, *v, "$.nodes");
-  const Json* control_plane = JsonReader::field(doc, "controlPlane");
-  if (control_plane != nullptr) add_store_node(c);  // so links and faults may name it
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (!system->section.empty() && JsonReader::field(doc, system->section) != nullptr)
+      c.present.emplace(system->section);
+  }
+  // Nodes a section adds (the store's), so links and faults may name them.
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (system->add_nodes != nullptr && c.has(system->section)) system->add_nodes(c);
+  }
   if (const Json* v = JsonReader::field(doc, "network")) read_network(c, *v, "$.network");
-  const Json* upgrade = JsonReader::field(doc, "upgrade");
-  c.upgrade = upgrade != nullptr;
-  if (control_plane != nullptr) read_control_plane(c, *control_plane, "$.controlPlane");
-  if (upgrade != nullptr) read_upgrade(c, *upgrade, "$.upgrade");
-  if (const Json* v = JsonReader::field(doc, "heartbeat")) read_heartbeat(c, *v, "$.heartbeat");
+  // Sections in registry order: a system reads after those it builds on.
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (system->read == nullptr || !c.has(system->section)) continue;
+    const std::string key(system->section);
+    system->read(c, doc[key], "$." + key);
+  }
   if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
   if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
   check_clock_range(c);
@@ -259,29 +219,7 @@ void read_scenario(Context& c, const Json& doc) {
 
 }  // namespace
 
-std::string_view to_string(FaultSpec::Kind kind) {
-  const auto index = static_cast<std::size_t>(kind);
-  return index < kKindNames.size() ? kKindNames[index] : "unknown";
-}
-
-std::string_view to_string(ElectionMode mode) {
-  const auto index = static_cast<std::size_t>(mode);
-  return index < kElectionModeNames.size() ? kElectionModeNames[index] : "unknown";
-}
-
 std::optional<std::string> check_json_text(std::string_view text) { return check_nesting(text); }
-
-std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name) {
-  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] == name) return static_cast<FaultSpec::Kind>(i);
-  }
-  return std::nullopt;
-}
-
-const std::vector<std::string>& fault_kind_names() {
-  static const std::vector<std::string> names(kKindNames.begin(), kKindNames.end());
-  return names;
-}
 
 LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/) {
   LoadResult result;
@@ -299,7 +237,7 @@ LoadResult load_scenario_text(std::string_view json_text, std::string_view /*sou
   Scenario scenario;
   try {
     const Json doc = Json::parse(json_text);
-    Context context{reader, scenario, {}, {}, false, {}, false, {}, {}};
+    Context context{reader, scenario, {}, {}, {}, {}};
     read_scenario(context, doc);
   } catch (const Json::exception& e) {
     reader.error("$", parse_error_message(json_text, e));
@@ -356,51 +294,31 @@ std::string format_errors(const std::vector<ScenarioError>& errors, std::string_
 
 const std::vector<KeySet>& scenario_key_sets() {
   static const std::vector<KeySet> sets = [] {
-    const std::vector<std::string> any_target{"node", "nodes", "process"};
+    std::vector<std::string> top{"$schema",  "name",  "description", "seed",
+                                 "duration", "nodes", "network"};
+    std::vector<std::string> any_fault;  // "fault": every key of every kind, first seen first
+    std::vector<KeySet> systems;
+    for (const ScenarioSystem* system : scenario_systems()) {
+      if (!system->section.empty()) top.emplace_back(system->section);
+      for (const KeySet& set : system->key_sets) {
+        systems.push_back(set);
+        if (set.name.rfind("fault:", 0) != 0) continue;
+        for (const std::string& key : set.keys) {
+          if (std::find(any_fault.begin(), any_fault.end(), key) == any_fault.end())
+            any_fault.push_back(key);
+        }
+      }
+    }
+    top.insert(top.end(), {"faults", "properties"});
     std::vector<KeySet> out{
-        {"scenario",
-         {"$schema", "name", "description", "seed", "duration", "nodes", "network", "heartbeat",
-          "controlPlane", "upgrade", "faults", "properties"}},
+        {"scenario", top},
         {"node", {"name", "zone", "clock"}},
         {"clock", {"offset", "drift", "rate"}},
         {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
         {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},
-        {"heartbeat", {"interval", "timeout"}},
-        {"controlPlane",
-         {"nodes", "version", "emulationVersion", "election", "coordination", "access",
-          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet"}},
-        {"coordination",
-         {"strategy", "fallbackAfter", "candidateRenewInterval", "leaseDuration", "renewDeadline",
-          "retryPeriod"}},
-        {"components", {"kube-controller-manager", "kube-scheduler"}},
-        {"component",
-         {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
-          "clientTimeout", "workInterval", "renewRequests"}},
-        {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
-        {"upgrade",
-         {"at", "to", "order", "downtime", "gap", "startJitter", "canary", "emulation", "stop",
-          "grace"}},
-        {"fault",
-         {"at", "kind", "for", "node", "nodes", "process", "by", "drift", "rate", "isolate",
-          "isolateZone", "groups", "from", "to", "grace", "latency", "verbs"}},
-        {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
-        {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:resume", {"at", "kind", "node", "nodes", "process"}},
-        {"fault:node-down", {"at", "kind", "for", "node", "nodes"}},
-        {"fault:node-up", {"at", "kind", "node", "nodes"}},
-        {"fault:clock-step", {"at", "kind", "node", "nodes", "by"}},
-        {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate"}},
-        {"fault:partition",
-         {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
-        {"fault:heal", {"at", "kind"}},
-        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:drop-connections", {"at", "kind", "node", "nodes"}},
-        {"fault:terminate", {"at", "kind", "for", "process", "grace"}},
-        {"fault:apiserver-slow", {"at", "kind", "for", "node", "nodes", "latency"}},
-        {"fault:apiserver-hang", {"at", "kind", "for", "node", "nodes", "verbs"}},
-        {"fault:apiserver-unavailable", {"at", "kind", "for", "node", "nodes"}},
+        {"fault", any_fault},
     };
+    out.insert(out.end(), systems.begin(), systems.end());
     for (const KeySet& set : distribution_key_sets()) out.push_back(set);
     return out;
   }();
@@ -408,11 +326,6 @@ const std::vector<KeySet>& scenario_key_sets() {
 }
 
 namespace scenario_loader {
-
-const std::vector<std::string>& election_mode_names() {
-  static const std::vector<std::string> names(kElectionModeNames.begin(), kElectionModeNames.end());
-  return names;
-}
 
 const std::vector<std::string>& keys(std::string_view name) {
   for (const KeySet& set : scenario_key_sets()) {

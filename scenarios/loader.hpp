@@ -34,13 +34,11 @@ std::optional<std::string> check_json_text(std::string_view text);
 // One line per error: "SOURCE: PATH: MESSAGE\n".
 std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name);
 
-// "crash", "node-down", ... (to_string is declared in scenario.hpp).
-std::optional<FaultSpec::Kind> parse_fault_kind(std::string_view name);
-const std::vector<std::string>& fault_kind_names();
-
 // The allowed keys of every object in the format, named as in scenarios/schema.json:
-// "scenario" (the root), "node", "clock", "network", "link", "heartbeat", "fault",
-// "fault:<kind>" and the distribution sets. The loader checks keys against exactly these.
+// "scenario" (the root: the core keys and every registered system's section), "node",
+// "clock", "network", "link", "fault" (every kind's keys), each system's key sets (its
+// section's objects and "fault:<kind>") and the distribution sets. The loader checks keys
+// against exactly these.
 const std::vector<KeySet>& scenario_key_sets();
 
 }  // namespace hasim

@@ -1,13 +1,16 @@
 #pragma once
-// Shared by the loader_*.cpp files and loader.cpp; not for other users.
+// Shared by the loader (loader*.cpp) and the systems' section and fault readers
+// (scenarios/*/); not for other users.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "models/election/semver.hpp"
+#include <set>
+
 #include "scenarios/loader.hpp"
+#include "scenarios/sections.hpp"
 
 namespace hasim::scenario_loader {
 
@@ -25,14 +28,13 @@ struct Context {
   Scenario& scenario;
   NodeTable nodes;
   std::optional<Duration> duration;  // the run's length, if valid
-  bool control_plane = false;        // the scenario has a "controlPlane" section
-  // Its nodes, when they were read without error (so fault targets can be checked).
-  std::optional<std::vector<std::string>> control_plane_nodes;
-  bool upgrade = false;  // the scenario has an "upgrade" section ("election": "mixed" needs it)
-  // controlPlane.version (given or the default) and emulationVersion (if given), parsed, when
-  // valid, so the upgrade can be checked against them.
-  std::optional<election::SemVer> version;
-  std::optional<election::SemVer> emulation_version;
+  // The registered sections the file has, whether or not they read without error.
+  std::set<std::string, std::less<>> present;
+  // What a system's reader leaves for the readers after it (the control plane's nodes and
+  // version for the upgrade and the apiserver faults), one typed entry per system.
+  Sections notes;
+
+  bool has(std::string_view section) const { return present.count(section) > 0; }
 };
 
 // Reports `name` unless it is a valid name; `what` says whose ("the scenario name").
@@ -53,33 +55,25 @@ std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const s
 // "nodes": fills c.scenario.nodes and c.nodes.
 void read_nodes(Context& c, const Json& value, const std::string& path);
 void read_network(Context& c, const Json& value, const std::string& path);
-// Adds the store's node kStoreNode ("etcd") to c.scenario.nodes and c.nodes unless a node has
-// that name; a scenario with a control plane has it. Idempotent.
-void add_store_node(Context& c);
-// "controlPlane": fills c.scenario.controlPlane and c.control_plane*, and adds the store's
-// node. Read after "nodes" and before "faults".
-void read_control_plane(Context& c, const Json& value, const std::string& path);
 void read_faults(Context& c, const Json& value, const std::string& path);
-// "upgrade": fills c.scenario.upgrade. Read after "controlPlane" (it needs its nodes and
-// version).
-void read_upgrade(Context& c, const Json& value, const std::string& path);
-
-// "a, b, c"
-std::string join(const std::vector<std::string>& words);
 // A duration field of `object` into `target`; false if it was given and is invalid.
 bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
                          std::string_view key, DurationSign sign, Duration& target);
 // A boolean field of `object` into `target`; false if it was given and is invalid.
 bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
                      std::string_view key, bool& target);
-// A Kubernetes version in strict semver (blang/semver Parse, as API validation of a
-// LeaseCandidate's versions): "1.31.0", "1.32.0-rc.1". Reports anything else with the
-// tolerant reading as the fix ("v1.31" -> "1.31.0"). `target` is set only when valid.
-std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
-                                             const std::string& path, std::string& target);
-// The next minor version up (or down; "" below x.0) from `v`, for examples in messages.
-std::string neighbour_minor(const election::SemVer& v, bool up);
-// "lease", "coordinated", "mixed", in the order of ElectionMode.
-const std::vector<std::string>& election_mode_names();
+// Exactly one of `forms` must be present in `fault`; reports none or several. Returns the
+// one, or "". `examples` completes "add ..." when none is given.
+std::string one_of(JsonReader& r, const Json& fault, const std::string& path,
+                   const std::vector<std::string>& forms, const std::string& kind,
+                   std::string_view examples);
+// "a", "b" or "c" (with `last_joiner` before the last).
+std::string join_quoted(const std::vector<std::string>& words, std::string_view last_joiner);
+
+// The targets of a fault: "node", "nodes" or (for process-level kinds) "process"
+// ("node/process", which must run there) into spec.targets.
+enum class TargetForms { nodes, nodes_or_process, process_only };
+void read_targets(Context& c, const Json& fault, const std::string& path, FaultSpec& spec,
+                  TargetForms forms);
 
 }  // namespace hasim::scenario_loader

@@ -167,4 +167,22 @@ std::optional<std::int64_t> read_rate(JsonReader& r, const Json& object, const s
   return std::nullopt;
 }
 
+bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
+                         std::string_view key, DurationSign sign, Duration& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto d = r.duration(*v, JsonReader::key_path(path, key), sign);
+  if (d) target = *d;
+  return d.has_value();
+}
+
+bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
+                     std::string_view key, bool& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const auto b = r.boolean(*v, JsonReader::key_path(path, key));
+  if (b) target = *b;
+  return b.has_value();
+}
+
 }  // namespace hasim::scenario_loader

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/scenario.hpp"
+#include "models/cluster/upgrade_spec.hpp"
 #include "sim/rng.hpp"
 
 namespace hasim::cluster {

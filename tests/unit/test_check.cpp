@@ -8,9 +8,12 @@
 #include <set>
 #include <sstream>
 
+#include "properties/check_system.hpp"
 #include "reports/check_output.hpp"
+#include "models/cluster/upgrade_spec.hpp"
 #include "scenarios/fault_json.hpp"
-#include "scenarios/replay.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
+#include "properties/replay.hpp"
 
 using namespace hasim;
 
@@ -108,7 +111,7 @@ TEST_CASE("every generated schedule round-trips through scenario JSON", "[check]
       CHECK(faults_to_json(loaded.scenario->faults) == faults_to_json(schedule.faults));
       if (schedule.upgrade) {
         const UpgradeSpec& a = *schedule.upgrade;
-        const UpgradeSpec& b = *loaded.scenario->upgrade;
+        const UpgradeSpec& b = *loaded.scenario->section<hasim::UpgradeSpec>();
         CHECK((a.at == b.at && a.downtime == b.downtime && a.gap == b.gap &&
                a.startJitter == b.startJitter && a.canary == b.canary && a.stop == b.stop &&
                a.randomOrder == b.randomOrder && a.order == b.order));
@@ -164,27 +167,27 @@ TEST_CASE("shrinking removes faults, then shortens them, then moves them earlier
   const auto fails = [](const Schedule& s) {
     bool pause = false, partition = false;
     for (const FaultSpec& f : s.faults) {
-      if (f.kind == FaultSpec::Kind::pause && *f.for_duration >= milliseconds(3500)) pause = true;
-      if (f.kind == FaultSpec::Kind::partition && f.at <= seconds(100)) partition = true;
+      if (f.kind == "pause" && *f.for_duration >= milliseconds(3500)) pause = true;
+      if (f.kind == "partition" && f.at <= seconds(100)) partition = true;
     }
     return pause && partition;
   };
   Schedule failing;
   for (int i = 0; i < 8; ++i) {
     FaultSpec noise;
-    noise.kind = FaultSpec::Kind::crash;
+    noise.kind = "crash";
     noise.targets = {"cp-1/kube-scheduler"};
     noise.at = seconds(10 * i);
     noise.for_duration = seconds(5);
     failing.faults.push_back(noise);
   }
   FaultSpec pause;
-  pause.kind = FaultSpec::Kind::pause;
+  pause.kind = "pause";
   pause.targets = {"cp-1/kube-controller-manager"};
   pause.at = seconds(200);
   pause.for_duration = seconds(40);
   FaultSpec partition;
-  partition.kind = FaultSpec::Kind::partition;
+  partition.kind = "partition";
   partition.targets = {"cp-1"};
   partition.at = seconds(90);
   partition.for_duration = seconds(60);
@@ -201,11 +204,11 @@ TEST_CASE("shrinking removes faults, then shortens them, then moves them earlier
   // Earliest: both at 0 (the pause's time never mattered, nor the partition's within 100s).
   CHECK(first.at == Duration{});
   CHECK(second.at == Duration{});
-  const FaultSpec& p = first.kind == FaultSpec::Kind::pause ? first : second;
-  const FaultSpec& q = first.kind == FaultSpec::Kind::pause ? second : first;
-  CHECK(p.kind == FaultSpec::Kind::pause);
+  const FaultSpec& p = first.kind == "pause" ? first : second;
+  const FaultSpec& q = first.kind == "pause" ? second : first;
+  CHECK(p.kind == "pause");
   CHECK(*p.for_duration == milliseconds(3500));  // shortest that still fails
-  CHECK(q.kind == FaultSpec::Kind::partition);
+  CHECK(q.kind == "partition");
   CHECK(*q.for_duration == milliseconds(1));
 
   const ShrinkResult limited = shrink_schedule(failing, fails, 5);
@@ -224,8 +227,7 @@ TEST_CASE("weak: a clock-rate ratio above LD/RD is found and shrunk", "[check][w
 TEST_CASE("weak: a pause longer than LD - RP - RD is found and shrunk", "[check][weak]") {
   const Loaded base = load("scenarios/check/control-plane-3.json");
   const auto result =
-      run_check(base.scenario,
-                options_with(100, {FaultChoice::pause, FaultChoice::partition_isolate}, false));
+      run_check(base.scenario, options_with(100, {"pause", "partition-isolate"}, false));
   const CheckFailure& failure = require_found(result, base.json, "single-leader");
   CHECK(mentions(failure.broken_assumptions, "a pause of"));
 }
@@ -233,11 +235,10 @@ TEST_CASE("weak: a pause longer than LD - RP - RD is found and shrunk", "[check]
 TEST_CASE("weak: a hung renew request (client-go up to 1.11) is found and shrunk",
           "[check][weak]") {
   const Loaded base = load("scenarios/election/hung-renew-unbounded.json");
-  const auto result =
-      run_check(base.scenario, options_with(100, {FaultChoice::apiserver_hang}, false));
+  const auto result = run_check(base.scenario, options_with(100, {"apiserver-hang"}, false));
   const CheckFailure& failure = require_found(result, base.json, "single-leader");
   REQUIRE(failure.shrunk.minimal.faults.size() == 1);
-  CHECK(failure.shrunk.minimal.faults[0].kind == FaultSpec::Kind::apiserver_hang);
+  CHECK(failure.shrunk.minimal.faults[0].kind == "apiserver-hang");
   CHECK(mentions(failure.broken_assumptions, "renewRequests: unbounded"));
 }
 
@@ -249,8 +250,7 @@ TEST_CASE("weak: an old-version node crashing during a coordinated upgrade break
   const Loaded base = load("scenarios/upgrade/coordinated-old-node-crash-3.json");
   Scenario scenario = base.scenario;
   const auto result =
-      run_check(scenario, options_with(100, {FaultChoice::crash, FaultChoice::node_down,
-                                             FaultChoice::partition_isolate}));
+      run_check(scenario, options_with(100, {"crash", "node-down", "partition-isolate"}));
   const CheckFailure& failure = require_found(result, base.json, "no-skew");
   CHECK(failure.broken_assumptions.empty());
 }
@@ -263,7 +263,7 @@ TEST_CASE("a correct configuration gives no false violation", "[check][slow]") {
   REQUIRE(result.has_value());
   CHECK(result->violating_runs == 0);
   CHECK(result->incomplete_runs == 0);
-  for (FaultChoice c : result->menu) CHECK(result->faults_by_kind[static_cast<std::size_t>(c)] > 0);
+  for (FaultChoice c : result->menu) CHECK(result->faults_by_kind[fault_choice_index(c)] > 0);
   const Loaded legacy = load("scenarios/election/hung-renew-unbounded.json");
   const auto legacy_result = run_check(legacy.scenario, options_with(100));
   REQUIRE(legacy_result.has_value());
@@ -300,6 +300,6 @@ TEST_CASE("a scenario without properties, or no applicable kind, cannot be check
   none.properties.clear();
   CHECK(!run_check(none, options_with(1), &error));
   CHECK(error.find("names no properties") != std::string::npos);
-  CHECK(!run_check(base.scenario, options_with(1, {FaultChoice::upgrade_timing}), &error));
+  CHECK(!run_check(base.scenario, options_with(1, {"upgrade-timing"}), &error));
   CHECK(error.find("can take") != std::string::npos);
 }

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 using namespace hasim;
 

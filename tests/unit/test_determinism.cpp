@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 #include "test_models.hpp"
 
 using namespace hasim;

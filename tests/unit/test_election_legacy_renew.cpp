@@ -18,8 +18,9 @@
 #include "models/election/leader_elector.hpp"
 #include "models/election/object_lock.hpp"
 #include "models/election/record.hpp"
+#include "scenarios/control_plane/spec.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 using namespace hasim;
 using namespace hasim::election;
@@ -301,16 +302,18 @@ const std::string kKcm = "$.controlPlane.components.kube-controller-manager";
 TEST_CASE("renewRequests loads as bounded by default, or unbounded", "[election][legacy]") {
   const LoadResult plain = load(control_plane_doc(Json::object()));
   REQUIRE(plain.scenario.has_value());
-  CHECK(plain.scenario->controlPlane->controllerManager.renewRequests ==
+  CHECK(plain.scenario->section<hasim::ControlPlaneSpec>()->controllerManager.renewRequests ==
         RenewRequestsMode::bounded);
-  CHECK(plain.scenario->controlPlane->scheduler.renewRequests == RenewRequestsMode::bounded);
+  CHECK(plain.scenario->section<hasim::ControlPlaneSpec>()->scheduler.renewRequests ==
+        RenewRequestsMode::bounded);
 
   const LoadResult legacy = load(control_plane_doc({{"renewRequests", "unbounded"}}));
   INFO(format_errors(legacy.errors, "test.json"));
   REQUIRE(legacy.scenario.has_value());
-  CHECK(legacy.scenario->controlPlane->controllerManager.renewRequests ==
+  CHECK(legacy.scenario->section<hasim::ControlPlaneSpec>()->controllerManager.renewRequests ==
         RenewRequestsMode::unbounded);
-  CHECK(legacy.scenario->controlPlane->scheduler.renewRequests == RenewRequestsMode::bounded);
+  CHECK(legacy.scenario->section<hasim::ControlPlaneSpec>()->scheduler.renewRequests ==
+        RenewRequestsMode::bounded);
   CHECK(load(control_plane_doc({{"renewRequests", "bounded"}, {"clientTimeout", "3s"}}))
             .errors.empty());
 }
@@ -351,8 +354,8 @@ Scenario election_scenario(const std::string& name) {
 }
 
 void set_mode(Scenario& scenario, RenewRequestsMode mode) {
-  scenario.controlPlane->controllerManager.renewRequests = mode;
-  scenario.controlPlane->scheduler.renewRequests = mode;
+  scenario.section<hasim::ControlPlaneSpec>()->controllerManager.renewRequests = mode;
+  scenario.section<hasim::ControlPlaneSpec>()->scheduler.renewRequests = mode;
 }
 
 RunResult run(const Scenario& scenario, std::size_t capture = 0) {

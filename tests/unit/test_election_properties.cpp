@@ -11,7 +11,7 @@
 #include <rapidcheck/catch.h>
 
 #include "reports/failover_trial.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 using namespace hasim;
 
@@ -22,7 +22,7 @@ Scenario control_plane(std::uint64_t seed) {
   Scenario scenario = failover_scenario(settings);
   scenario.seed = seed;
   scenario.network.latency = DurationDistribution::uniform(microseconds(200), milliseconds(20));
-  scenario.controlPlane->scheduler.releaseOnCancel = false;
+  scenario.section<hasim::ControlPlaneSpec>()->scheduler.releaseOnCancel = false;
   scenario.duration = minutes(8);
   scenario.properties = {"single-leader", "eventually-leader:90s"};
   return scenario;
@@ -34,18 +34,18 @@ FaultSpec random_fault(const std::vector<std::string>& nodes) {
   const std::string node = *rc::gen::elementOf(nodes);
   switch (*rc::gen::inRange(0, 3)) {
     case 0: {
-      fault.kind = FaultSpec::Kind::crash;
+      fault.kind = "crash";
       const char* component = *rc::gen::element("kube-controller-manager", "kube-scheduler");
       fault.targets = {node + "/" + component};
       break;
     }
     case 1:
-      fault.kind = FaultSpec::Kind::crash;  // the whole node's processes, restarted after `for`
+      fault.kind = "crash";  // the whole node's processes, restarted after `for`
       fault.targets = {node};
       fault.for_duration = seconds(*rc::gen::inRange<std::int64_t>(1, 90));
       break;
     default:
-      fault.kind = FaultSpec::Kind::partition;
+      fault.kind = "partition";
       fault.partition_mode = FaultSpec::PartitionMode::isolate;
       fault.targets = {
           *rc::gen::elementOf(std::vector<std::string>{"cp-1", "cp-2", "cp-3", "etcd"})};

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 #include "sim/time.hpp"
 
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // Replay files: round trip, bad replay input, and naming the first differing event.
 #include <catch2/catch.hpp>
 
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
 
 using namespace hasim;
 

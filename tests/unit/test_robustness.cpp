@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "models/cluster/upgrade_plan.hpp"
+#include "models/cluster/upgrade_spec.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/replay.hpp"
-#include "scenarios/run.hpp"
+#include "properties/replay.hpp"
+#include "properties/run.hpp"
 #include "sim/distribution.hpp"
 #include "sim/rng.hpp"
 

@@ -8,6 +8,9 @@
 #include <set>
 #include <string>
 
+#include "scenarios/control_plane/spec.hpp"
+#include "scenarios/heartbeat/spec.hpp"
+#include "scenarios/system.hpp"
 #include "scenarios/loader.hpp"
 #include "sim/clock.hpp"
 
@@ -95,7 +98,7 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   REQUIRE(s.network.links.size() == 2);  // symmetric adds n2 -> n1
   CHECK(s.network.links[1].from == "n2");
   CHECK(s.network.links[1].to == "n1");
-  CHECK(s.heartbeat->timeout == hasim::seconds(3));  // the default
+  CHECK(s.section<hasim::HeartbeatSpec>()->timeout == hasim::seconds(3));  // the default
   REQUIRE(s.faults.size() == 7);
   CHECK(s.faults[0].targets == std::vector<std::string>{"n1/heartbeat"});
   CHECK(s.faults[0].for_duration == hasim::seconds(30));
@@ -107,7 +110,7 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   CHECK(s.faults[3].to == std::vector<std::string>{"n2", "n3"});
   CHECK(s.faults[4].step == hasim::seconds(-2));
   CHECK(s.faults[5].rate_ppb == 2'500'000'000);
-  CHECK(s.faults[6].kind == hasim::FaultSpec::Kind::heal);
+  CHECK(s.faults[6].kind == "heal");
 
   const LoadResult counted = load_text(R"({"name": "c", "duration": "1h", "nodes": 4})");
   REQUIRE(counted.scenario);
@@ -116,16 +119,16 @@ TEST_CASE("a valid scenario loads with defaults and every field mapped", "[scena
   CHECK(counted.scenario->nodes[3].name == "n4");
 }
 
-TEST_CASE("fault kinds convert to and from their names", "[scenario]") {
+TEST_CASE("fault kinds are found by their registered names", "[scenario]") {
   for (const std::string& name : hasim::fault_kind_names()) {
-    const auto kind = hasim::parse_fault_kind(name);
-    REQUIRE(kind);
-    CHECK(hasim::to_string(*kind) == name);
+    const hasim::FaultKind* kind = hasim::find_fault_kind(name);
+    REQUIRE(kind != nullptr);
+    CHECK(kind->name == name);
   }
   CHECK(hasim::fault_kind_names().size() == 16);
-  CHECK(hasim::to_string(hasim::FaultSpec::Kind::apiserver_unavailable) == "apiserver-unavailable");
-  CHECK(hasim::to_string(hasim::FaultSpec::Kind::drop_connections) == "drop-connections");
-  CHECK_FALSE(hasim::parse_fault_kind("Crash"));
+  CHECK(hasim::find_fault_kind("apiserver-unavailable") != nullptr);
+  CHECK(hasim::find_fault_kind("drop-connections") != nullptr);
+  CHECK(hasim::find_fault_kind("Crash") == nullptr);
 }
 
 TEST_CASE("malformed JSON is reported with its line and column", "[scenario]") {
@@ -500,7 +503,7 @@ TEST_CASE("the example scenarios load", "[scenario]") {
   CHECK(heartbeat.scenario->faults.size() == 3);
   CHECK(heartbeat.scenario->network.latency ==
         hasim::DurationDistribution::lognormal(hasim::milliseconds(1), hasim::milliseconds(20)));
-  CHECK(heartbeat.scenario->heartbeat.has_value());
+  CHECK((heartbeat.scenario->section<hasim::HeartbeatSpec>() != nullptr));
   const LoadResult fast =
       hasim::load_scenario_file(source_path("scenarios/examples/demo-fast-clock.json"));
   INFO(all_messages(fast));
@@ -664,8 +667,8 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
   INFO(all_messages(result));
   REQUIRE(result.scenario);
   const hasim::Scenario& s = *result.scenario;
-  REQUIRE(s.controlPlane);
-  const hasim::ControlPlaneSpec& cp = *s.controlPlane;
+  REQUIRE(s.section<hasim::ControlPlaneSpec>());
+  const hasim::ControlPlaneSpec& cp = *s.section<hasim::ControlPlaneSpec>();
   CHECK(cp.nodes == std::vector<std::string>{"cp-1", "cp-2", "cp-3"});
   CHECK(cp.version == "1.30.2");
   CHECK(cp.loadBalancer);
@@ -701,8 +704,8 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
       Json::object(), {{"at", "1m"}, {"kind", "partition"}, {"isolate", {"etcd"}}});
   INFO(all_messages(defaults));
   REQUIRE(defaults.scenario);
-  REQUIRE(defaults.scenario->controlPlane);
-  const hasim::ControlPlaneSpec& d = *defaults.scenario->controlPlane;
+  REQUIRE(defaults.scenario->section<hasim::ControlPlaneSpec>());
+  const hasim::ControlPlaneSpec& d = *defaults.scenario->section<hasim::ControlPlaneSpec>();
   CHECK(d.nodes == std::vector<std::string>{"n1", "n2", "n3"});
   CHECK(d.version == "1.31.0");
   CHECK_FALSE(d.loadBalancer);
@@ -724,13 +727,14 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
   REQUIRE(declared.scenario);
   CHECK(declared.scenario->nodes.size() == 3);
   CHECK(declared.scenario->nodes[2].zone == "c");
-  CHECK(declared.scenario->controlPlane->nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK(declared.scenario->section<hasim::ControlPlaneSpec>()->nodes ==
+        std::vector<std::string>{"n1", "n2"});
 
   // Without a control plane there is no store node.
   const LoadResult plain = load(base());
   REQUIRE(plain.scenario);
   CHECK(plain.scenario->nodes.size() == 3);
-  CHECK_FALSE(plain.scenario->controlPlane.has_value());
+  CHECK(plain.scenario->section<hasim::ControlPlaneSpec>() == nullptr);
 }
 
 TEST_CASE("leader election settings are checked as client-go's NewLeaderElector does",
@@ -863,22 +867,22 @@ TEST_CASE("terminate and apiserver faults load", "[scenario]") {
   REQUIRE(result.scenario);
   const auto& f = result.scenario->faults;
   REQUIRE(f.size() == 6);
-  using Kind = hasim::FaultSpec::Kind;
-  CHECK(f[0].kind == Kind::terminate);
+
+  CHECK(f[0].kind == "terminate");
   CHECK(f[0].targets == std::vector<std::string>{"n1/kube-scheduler"});
   CHECK(f[0].grace == hasim::seconds(5));
   CHECK(f[0].for_duration == hasim::minutes(1));
   CHECK(f[1].grace == hasim::seconds(30));
   CHECK_FALSE(f[1].for_duration.has_value());
-  CHECK(f[2].kind == Kind::apiserver_slow);
+  CHECK(f[2].kind == "apiserver-slow");
   CHECK(f[2].targets == std::vector<std::string>{"n1"});
   CHECK(f[2].latency == hasim::milliseconds(500));
-  CHECK(f[3].kind == Kind::apiserver_hang);
+  CHECK(f[3].kind == "apiserver-hang");
   CHECK(f[3].targets == std::vector<std::string>{"n2", "n3"});
   CHECK(f[3].verbs == std::vector<std::string>{"get", "update"});
   CHECK(f[4].verbs.empty());
   CHECK(f[4].for_duration == hasim::minutes(2));
-  CHECK(f[5].kind == Kind::apiserver_unavailable);
+  CHECK(f[5].kind == "apiserver-unavailable");
   CHECK(f[5].for_duration == hasim::seconds(10));
 }
 

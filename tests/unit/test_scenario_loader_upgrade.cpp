@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "models/cluster/upgrade_spec.hpp"
+#include "scenarios/control_plane/spec.hpp"
 #include "scenarios/loader.hpp"
 
 using Catch::Matchers::Contains;
@@ -66,7 +68,7 @@ TEST_CASE("a control plane without the new keys gets upstream's defaults", "[loa
   const LoadResult result = load_with(Json::object());
   INFO(all_messages(result));
   REQUIRE(result.scenario);
-  const hasim::ControlPlaneSpec& cp = *result.scenario->controlPlane;
+  const hasim::ControlPlaneSpec& cp = *result.scenario->section<hasim::ControlPlaneSpec>();
   CHECK(cp.version == "1.31.0");
   CHECK(cp.emulationVersion.empty());  // emulates the binary version
   CHECK(cp.election == ElectionMode::lease);
@@ -76,7 +78,7 @@ TEST_CASE("a control plane without the new keys gets upstream's defaults", "[loa
   CHECK(cp.coordination.leaseDuration == seconds(15));
   CHECK(cp.coordination.renewDeadline == seconds(10));
   CHECK(cp.coordination.retryPeriod == seconds(2));
-  CHECK_FALSE(result.scenario->upgrade.has_value());
+  CHECK(result.scenario->section<hasim::UpgradeSpec>() == nullptr);
 }
 
 TEST_CASE("every new control-plane and upgrade field is mapped", "[loader-upgrade]") {
@@ -102,7 +104,7 @@ TEST_CASE("every new control-plane and upgrade field is mapped", "[loader-upgrad
                                        {"grace", "10s"}});
   INFO(all_messages(result));
   REQUIRE(result.scenario);
-  const hasim::ControlPlaneSpec& cp = *result.scenario->controlPlane;
+  const hasim::ControlPlaneSpec& cp = *result.scenario->section<hasim::ControlPlaneSpec>();
   CHECK(cp.version == "1.31.2");
   CHECK(cp.emulationVersion == "1.30.0");
   CHECK(cp.election == ElectionMode::coordinated);
@@ -112,8 +114,8 @@ TEST_CASE("every new control-plane and upgrade field is mapped", "[loader-upgrad
   CHECK(cp.coordination.leaseDuration == seconds(5));
   CHECK(cp.coordination.renewDeadline == seconds(3));
   CHECK(cp.coordination.retryPeriod == seconds(1));
-  REQUIRE(result.scenario->upgrade);
-  const UpgradeSpec& u = *result.scenario->upgrade;
+  REQUIRE(result.scenario->section<hasim::UpgradeSpec>());
+  const UpgradeSpec& u = *result.scenario->section<hasim::UpgradeSpec>();
   CHECK(u.at == minutes(5));
   CHECK(u.to == "1.32.0");
   CHECK(u.order == std::vector<std::string>{"cp-3", "cp-1", "cp-2"});
@@ -132,17 +134,17 @@ TEST_CASE("every new control-plane and upgrade field is mapped", "[loader-upgrad
                 {{"to", "1.30.5"}});
   INFO(all_messages(oldest));
   REQUIRE(oldest.scenario);
-  CHECK(oldest.scenario->controlPlane->election == ElectionMode::mixed);
-  CHECK_FALSE(oldest.scenario->controlPlane->coordination.priority);
-  CHECK(oldest.scenario->upgrade->to == "1.30.5");  // a rollback
+  CHECK(oldest.scenario->section<hasim::ControlPlaneSpec>()->election == ElectionMode::mixed);
+  CHECK_FALSE(oldest.scenario->section<hasim::ControlPlaneSpec>()->coordination.priority);
+  CHECK(oldest.scenario->section<hasim::UpgradeSpec>()->to == "1.30.5");  // a rollback
 }
 
 TEST_CASE("an upgrade with only its target gets the documented defaults", "[loader-upgrade]") {
   const LoadResult result = load_upgrade({{"to", "1.32.0"}});
   INFO(all_messages(result));
   REQUIRE(result.scenario);
-  REQUIRE(result.scenario->upgrade);
-  const UpgradeSpec& u = *result.scenario->upgrade;
+  REQUIRE(result.scenario->section<hasim::UpgradeSpec>());
+  const UpgradeSpec& u = *result.scenario->section<hasim::UpgradeSpec>();
   CHECK(u.at == minutes(2));
   CHECK(u.to == "1.32.0");
   CHECK(u.order.empty());  // controlPlane.nodes order
@@ -157,21 +159,21 @@ TEST_CASE("an upgrade with only its target gets the documented defaults", "[load
 
   const LoadResult sequential = load_upgrade({{"to", "1.32.0"}, {"order", "sequential"}});
   REQUIRE(sequential.scenario);
-  CHECK(sequential.scenario->upgrade->order.empty());
-  CHECK_FALSE(sequential.scenario->upgrade->randomOrder);
+  CHECK(sequential.scenario->section<hasim::UpgradeSpec>()->order.empty());
+  CHECK_FALSE(sequential.scenario->section<hasim::UpgradeSpec>()->randomOrder);
   const LoadResult random = load_upgrade({{"to", "1.32.0"}, {"order", "random"}});
   REQUIRE(random.scenario);
-  CHECK(random.scenario->upgrade->order.empty());
-  CHECK(random.scenario->upgrade->randomOrder);
+  CHECK(random.scenario->section<hasim::UpgradeSpec>()->order.empty());
+  CHECK(random.scenario->section<hasim::UpgradeSpec>()->randomOrder);
   const LoadResult power_off = load_upgrade({{"to", "1.32.0"}, {"stop", "power-off"}});
   REQUIRE(power_off.scenario);
-  CHECK(power_off.scenario->upgrade->stop == UpgradeSpec::Stop::power_off);
+  CHECK(power_off.scenario->section<hasim::UpgradeSpec>()->stop == UpgradeSpec::Stop::power_off);
   // Emulation without an explicit emulationVersion: the components start emulating their
   // binary version.
   const LoadResult emulation = load_upgrade({{"to", "1.32.0"}, {"emulation", true}});
   REQUIRE(emulation.scenario);
-  CHECK(emulation.scenario->upgrade->emulation);
-  CHECK(emulation.scenario->controlPlane->emulationVersion.empty());
+  CHECK(emulation.scenario->section<hasim::UpgradeSpec>()->emulation);
+  CHECK(emulation.scenario->section<hasim::ControlPlaneSpec>()->emulationVersion.empty());
   // The default control plane is every node but the store, so "order" lists all of them.
   Json doc = base();
   doc["controlPlane"] = Json::object();
@@ -179,7 +181,7 @@ TEST_CASE("an upgrade with only its target gets the documented defaults", "[load
   const LoadResult every = load(doc);
   INFO(all_messages(every));
   REQUIRE(every.scenario);
-  CHECK(every.scenario->upgrade->order.size() == 4);
+  CHECK(every.scenario->section<hasim::UpgradeSpec>()->order.size() == 4);
 }
 
 TEST_CASE("versions are strict semver, pre-releases included", "[loader-upgrade]") {
@@ -187,9 +189,9 @@ TEST_CASE("versions are strict semver, pre-releases included", "[loader-upgrade]
       {{"version", "1.32.0-rc.1"}, {"emulationVersion", "1.32.0-alpha.2"}}, {{"to", "1.32.0"}});
   INFO(all_messages(pre));
   REQUIRE(pre.scenario);
-  CHECK(pre.scenario->controlPlane->version == "1.32.0-rc.1");
-  CHECK(pre.scenario->controlPlane->emulationVersion == "1.32.0-alpha.2");
-  CHECK(pre.scenario->upgrade->to == "1.32.0");
+  CHECK(pre.scenario->section<hasim::ControlPlaneSpec>()->version == "1.32.0-rc.1");
+  CHECK(pre.scenario->section<hasim::ControlPlaneSpec>()->emulationVersion == "1.32.0-alpha.2");
+  CHECK(pre.scenario->section<hasim::UpgradeSpec>()->to == "1.32.0");
   CHECK(load_with({{"version", "1.31.0+build.7"}}).scenario.has_value());
 
   auto e = only_error(load_with({{"emulationVersion", "1.30"}}));

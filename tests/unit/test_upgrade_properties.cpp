@@ -6,7 +6,7 @@
 #include <rapidcheck/catch.h>
 
 #include "reports/upgrade_trial.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 using namespace hasim;
 
@@ -45,7 +45,8 @@ TEST_CASE("with CLE and no fault but the upgrade, no-skew holds for arbitrary ti
           "[upgrade][property]") {
   rc::prop("a coordinated upgrade never lets a newer leader act beside an older apiserver", [] {
     Scenario scenario = gen_coordinated_upgrade();
-    const bool rollback = scenario.upgrade->to < scenario.controlPlane->version;
+    const bool rollback = scenario.section<hasim::UpgradeSpec>()->to <
+                          scenario.section<hasim::ControlPlaneSpec>()->version;
     RC_PRE(!rollback);  // a node-by-node rollback violates by construction (below)
     const auto result = run_scenario(scenario, {});
     RC_ASSERT(result.has_value());
@@ -64,8 +65,10 @@ TEST_CASE("a coordinated rollback violates only until the controller preempts th
   // the scheduler's 5s release and slack.
   rc::prop("each violation of a coordinated rollback is short", [] {
     Scenario scenario = gen_coordinated_upgrade();
-    RC_PRE(scenario.upgrade->to < scenario.controlPlane->version);
-    const std::int64_t jitter_s = scenario.upgrade->startJitter.b.ns / 1'000'000'000;
+    RC_PRE(scenario.section<hasim::UpgradeSpec>()->to <
+           scenario.section<hasim::ControlPlaneSpec>()->version);
+    const std::int64_t jitter_s =
+        scenario.section<hasim::UpgradeSpec>()->startJitter.b.ns / 1'000'000'000;
     const UpgradeTrial trial = run_upgrade_trial(scenario, scenario.seed);
     RC_ASSERT(trial.leaders_at_end);
     RC_ASSERT(trial.violation_time <= seconds(jitter_s + 45) * 2);

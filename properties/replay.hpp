@@ -10,7 +10,7 @@
 
 #include "scenarios/json_reader.hpp"
 #include "scenarios/loader.hpp"
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 namespace hasim {
 

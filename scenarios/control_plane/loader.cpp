@@ -4,15 +4,17 @@
 // as client-go's NewLeaderElector does) and the kubelet's restart back-off. Also adds the
 // store node ("etcd") that the rest of the file may name.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <utility>
 
 #include "models/election/leader_elector.hpp"
-#include "scenarios/loader_internal.hpp"
 #include "models/election/coordinated_election.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
 #include "sim/did_you_mean.hpp"
+#include "sim/text.hpp"
 
 namespace hasim::scenario_loader {
 namespace {
@@ -130,7 +132,8 @@ void read_component(JsonReader& r, const Json& value, const std::string& path,
         e.lock = *lock;
       } else {
         r.error(at, "unknown lock type \"" + *lock + "\"" + did_you_mean(*lock, names) +
-                        "; the lock types are " + join(names) + " (\"leases\" is the default)");
+                        "; the lock types are " + join_words(names) +
+                        " (\"leases\" is the default)");
       }
     }
   }
@@ -300,30 +303,6 @@ std::string neighbour_minor(const election::SemVer& v, bool up) {
   return std::to_string(v.major) + "." + std::to_string(up ? v.minor + 1 : v.minor - 1) + ".0";
 }
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-bool read_duration_field(JsonReader& r, const Json& object, const std::string& path,
-                         std::string_view key, DurationSign sign, Duration& target) {
-  const Json* v = JsonReader::field(object, key);
-  if (v == nullptr) return true;
-  const auto d = r.duration(*v, JsonReader::key_path(path, key), sign);
-  if (d) target = *d;
-  return d.has_value();
-}
-
-bool read_bool_field(JsonReader& r, const Json& object, const std::string& path,
-                     std::string_view key, bool& target) {
-  const Json* v = JsonReader::field(object, key);
-  if (v == nullptr) return true;
-  const auto b = r.boolean(*v, JsonReader::key_path(path, key));
-  if (b) target = *b;
-  return b.has_value();
-}
-
 std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
                                              const std::string& path, std::string& target) {
   const auto text = r.string(value, path);
@@ -364,28 +343,28 @@ void add_store_node(Context& c) {
 
 void read_control_plane(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
-  c.control_plane = true;
+  ControlPlaneNotes& notes = c.notes.set(ControlPlaneNotes{});
   if (!r.object(value, path, keys("controlPlane"), "the control plane")) {
     add_store_node(c);
     return;
   }
   ControlPlaneSpec spec;
   spec.scheduler.releaseOnCancel = true;  // kube-scheduler sets ReleaseOnCancel; KCM does not
-  c.control_plane_nodes = read_cp_nodes(c, value, path);
-  if (c.control_plane_nodes) spec.nodes = *c.control_plane_nodes;
+  notes.nodes = read_cp_nodes(c, value, path);
+  if (notes.nodes) spec.nodes = *notes.nodes;
   add_store_node(c);
 
   const Json* version = JsonReader::field(value, "version");
-  c.version = election::parse_semver(spec.version);  // the default
-  HASIM_ASSERT(c.version.has_value());
+  notes.version = election::parse_semver(spec.version);  // the default
+  HASIM_ASSERT(notes.version.has_value());
   if (version != nullptr) {
-    c.version = read_version(r, *version, JsonReader::key_path(path, "version"), spec.version);
+    notes.version = read_version(r, *version, JsonReader::key_path(path, "version"), spec.version);
   }
   if (const Json* v = JsonReader::field(value, "emulationVersion")) {
     const std::string at = JsonReader::key_path(path, "emulationVersion");
-    c.emulation_version = read_version(r, *v, at, spec.emulationVersion);
-    if (c.emulation_version && c.version &&
-        election::compare(*c.emulation_version, *c.version) > 0) {
+    notes.emulation_version = read_version(r, *v, at, spec.emulationVersion);
+    if (notes.emulation_version && notes.version &&
+        election::compare(*notes.emulation_version, *notes.version) > 0) {
       r.error(at, "emulationVersion " + spec.emulationVersion +
                       " is newer than the binary version " + spec.version +
                       (version == nullptr ? " (the default \"version\")" : "") +
@@ -401,9 +380,9 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
     election_ok = read_election_mode(r, *election_json, JsonReader::key_path(path, "election"),
                                      spec.election);
   }
-  if (election_ok && spec.election == ElectionMode::mixed && !c.upgrade) {
+  if (election_ok && spec.election == ElectionMode::mixed && !c.has("upgrade")) {
     std::string example = "\"1.32.0\"";
-    if (c.version) example = "\"" + neighbour_minor(*c.version, true) + "\"";
+    if (notes.version) example = "\"" + neighbour_minor(*notes.version, true) + "\"";
     r.error(JsonReader::key_path(path, "election"),
             "election \"mixed\" needs an \"upgrade\": in mixed mode the instances whose binary "
             "is the newer of the two versions (controlPlane.version and upgrade.to) elect "
@@ -453,7 +432,28 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
   if (const Json* v = JsonReader::field(value, "kubelet")) {
     read_kubelet(r, *v, JsonReader::key_path(path, "kubelet"), spec.kubelet);
   }
-  c.scenario.controlPlane = std::move(spec);
+  c.scenario.sections.set(std::move(spec));
 }
 
 }  // namespace hasim::scenario_loader
+
+namespace hasim {
+namespace {
+
+// In the order of ElectionMode; the values of "controlPlane.election".
+constexpr std::array<std::string_view, 3> kElectionModeNames{"lease", "coordinated", "mixed"};
+static_assert(kElectionModeNames.size() == static_cast<std::size_t>(ElectionMode::mixed) + 1);
+
+}  // namespace
+
+std::string_view to_string(ElectionMode mode) {
+  const auto index = static_cast<std::size_t>(mode);
+  return index < kElectionModeNames.size() ? kElectionModeNames[index] : "unknown";
+}
+
+const std::vector<std::string>& election_mode_names() {
+  static const std::vector<std::string> names(kElectionModeNames.begin(), kElectionModeNames.end());
+  return names;
+}
+
+}  // namespace hasim

@@ -1,4 +1,4 @@
-#include "scenarios/run.hpp"
+#include "properties/run.hpp"
 
 #include <chrono>
 

@@ -1,5 +1,6 @@
 #pragma once
-// Running a scenario: build the world, attach the properties, run to the scenario's end,
+// Running a scenario (in properties/, as it attaches the property monitors; scenarios/ never
+// includes properties/): build the world, attach the properties, run to the scenario's end,
 // and collect what a user (or replay, or --determinism) needs: the verdicts, the trace hash
 // and its checkpoints, and throughput figures.
 #include <cstdint>

@@ -1,4 +1,6 @@
-#include "scenarios/build_control_plane.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
+
+#include "models/cluster/upgrade_spec.hpp"
 
 #include "models/apiserver/ideal_store.hpp"
 #include "models/cluster/component.hpp"
@@ -27,9 +29,9 @@ struct ElectionPolicy {
 };
 
 ElectionPolicy election_policy(const Scenario& scenario) {
-  const ControlPlaneSpec& cp = *scenario.controlPlane;
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   const ElectionPolicy policy{cp.election, newer_version(scenario)};
-  HASIM_ASSERT(cp.election != ElectionMode::mixed || scenario.upgrade.has_value());
+  HASIM_ASSERT(cp.election != ElectionMode::mixed || scenario.section<UpgradeSpec>() != nullptr);
   return policy;
 }
 
@@ -82,10 +84,10 @@ void supervise(World& world, const KubeletSpec& spec) {
 
 }  // namespace
 
-std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenario& scenario) {
-  HASIM_ASSERT(scenario.controlPlane.has_value());
-  const ControlPlaneSpec& cp = *scenario.controlPlane;
-  auto wiring = std::make_shared<ControlPlaneWiring>();
+void add_control_plane(World& world, const Scenario& scenario, BuildState& built) {
+  HASIM_ASSERT(scenario.section<ControlPlaneSpec>() != nullptr);
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
+  ControlPlaneWiring* wiring = &built.set(ControlPlaneWiring{});
   const auto store_node = world.find_node(kStoreNode);
   HASIM_ASSERT(store_node.has_value());  // the loader adds it
 
@@ -149,7 +151,6 @@ std::shared_ptr<ControlPlaneWiring> add_control_plane(World& world, const Scenar
     }
   }
   supervise(world, cp.kubelet);
-  return wiring;
 }
 
 }  // namespace hasim

@@ -1,18 +1,21 @@
 // "upgrade": a node-by-node upgrade or rollback of the control plane (UpgradeSpec in
-// scenarios/scenario.hpp): when it starts, the target version, the node order, the timings
+// models/cluster/upgrade_spec.hpp): when it starts, the target version, the node order, the timings
 // drawn per node, and how each node's components stop.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "scenarios/loader_internal.hpp"
+#include "models/cluster/upgrade_spec.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 #include "sim/did_you_mean.hpp"
+#include "sim/text.hpp"
 
 namespace hasim::scenario_loader {
 namespace {
 
-std::string join_quoted(const std::vector<std::string>& words) {
+std::string quoted_list(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "\"" : ", \"") + w + "\"";
   return out;
@@ -26,7 +29,7 @@ bool contains(const std::vector<std::string>& list, const std::string& word) {
 std::string example_order(const std::vector<std::string>& nodes) {
   std::vector<std::string> shown = nodes;
   if (shown.size() > 1) std::rotate(shown.rbegin(), shown.rbegin() + 1, shown.rend());
-  return "[" + join_quoted(shown) + "]";
+  return "[" + quoted_list(shown) + "]";
 }
 
 // "order": "sequential" (controlPlane.nodes order: spec.order stays empty), "random" (a
@@ -34,7 +37,9 @@ std::string example_order(const std::vector<std::string>& nodes) {
 void read_order(Context& c, const Json& value, const std::string& path, UpgradeSpec& spec) {
   JsonReader& r = c.reader;
   const std::vector<std::string> none;
-  const std::vector<std::string>& cp = c.control_plane_nodes ? *c.control_plane_nodes : none;
+  const ControlPlaneNotes* notes = c.notes.get<ControlPlaneNotes>();
+  const bool known = notes != nullptr && notes->nodes.has_value();
+  const std::vector<std::string>& cp = known ? *notes->nodes : none;
   const std::string example =
       cp.empty() ? std::string("[\"cp-2\", \"cp-1\", \"cp-3\"]") : example_order(cp);
   if (value.is_string()) {
@@ -60,7 +65,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
   const auto list = r.string_list(value, path, "control-plane nodes");
   // Without the control-plane nodes (an error reported under "controlPlane") there is nothing
   // to check the list against.
-  if (!list || !c.control_plane_nodes) return;
+  if (!list || !known) return;
   bool ok = true;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string& node = (*list)[i];
@@ -73,7 +78,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
             what + did_you_mean(node, cp) +
                 ", so the upgrade has nothing to replace on it; the order lists each "
                 "control-plane node once, and they are " +
-                join(cp));
+                join_words(cp));
   }
   if (!ok) return;
   std::vector<std::string> missing;
@@ -84,7 +89,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
     r.error(path,
             "the order must be a permutation of the control-plane nodes (an upgrade replaces "
             "every one), but it leaves out " +
-                join_quoted(missing) + "; add " + (missing.size() == 1 ? "it" : "them") +
+                quoted_list(missing) + "; add " + (missing.size() == 1 ? "it" : "them") +
                 " where it should be upgraded, e.g. " + example +
                 ", or use \"sequential\" or \"random\"");
     return;
@@ -128,7 +133,7 @@ void read_timings(JsonReader& r, const Json& value, const std::string& path, Upg
 void read_upgrade(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
   if (!r.object(value, path, keys("upgrade"), "the upgrade")) return;
-  if (!c.control_plane) {
+  if (!c.has(ControlPlaneSpec::kSection)) {
     r.error(path,
             "an upgrade replaces the control-plane components node by node, but the scenario "
             "has no \"controlPlane\"; add \"controlPlane\": {} (a control plane on every node) "
@@ -152,11 +157,13 @@ void read_upgrade(Context& c, const Json& value, const std::string& path) {
     const std::string at = JsonReader::key_path(path, "to");
     const auto to = read_version(r, *v, at, spec.to);
     // Compare ignores build metadata, as Kubernetes does: "1.31.0+abc" is still 1.31.0.
-    if (to && c.version && election::compare(*to, *c.version) == 0) {
-      const std::string up = neighbour_minor(*c.version, true);
-      const std::string down = neighbour_minor(*c.version, false);
+    const ControlPlaneNotes* notes = c.notes.get<ControlPlaneNotes>();
+    const auto& version = notes != nullptr ? notes->version : std::nullopt;
+    if (to && version && election::compare(*to, *version) == 0) {
+      const std::string up = neighbour_minor(*version, true);
+      const std::string down = neighbour_minor(*version, false);
       r.error(at, "\"to\" " + spec.to + " is the version the control plane already runs (" +
-                      "controlPlane.version " + election::to_string(*c.version) +
+                      "controlPlane.version " + election::to_string(*version) +
                       "); an upgrade needs a newer version, e.g. \"" + up + "\"" +
                       (down.empty() ? "" : ", and a rollback an older one, e.g. \"" + down + "\""));
     }
@@ -176,7 +183,7 @@ void read_upgrade(Context& c, const Json& value, const std::string& path) {
             "process at once, with no SIGTERM and no grace period; remove \"grace\", or use "
             "\"stop\": \"terminate\"");
   }
-  if (r.error_count() == before) c.scenario.upgrade = std::move(spec);
+  if (r.error_count() == before) c.scenario.sections.set(std::move(spec));
 }
 
 }  // namespace hasim::scenario_loader

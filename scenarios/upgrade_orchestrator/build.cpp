@@ -4,27 +4,34 @@
 // then each component starts at the new version.
 #include "models/cluster/upgrade_plan.hpp"
 #include "models/election/semver.hpp"
-#include "scenarios/build_control_plane.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
 
 bool is_rollback(const Scenario& scenario) {
-  HASIM_ASSERT(scenario.upgrade.has_value() && scenario.controlPlane.has_value());
-  const auto from = election::parse_semver(scenario.controlPlane->version);
-  const auto to = election::parse_semver(scenario.upgrade->to);
+  const auto* cp = scenario.section<ControlPlaneSpec>();
+  const auto* upgrade = scenario.section<UpgradeSpec>();
+  HASIM_ASSERT(upgrade != nullptr && cp != nullptr);
+  const auto from = election::parse_semver(cp->version);
+  const auto to = election::parse_semver(upgrade->to);
   HASIM_ASSERT(from && to);  // the loader checked
   return election::compare(*to, *from) < 0;
 }
 
 std::string newer_version(const Scenario& scenario) {
-  if (!scenario.upgrade) return scenario.controlPlane->version;
-  return is_rollback(scenario) ? scenario.controlPlane->version : scenario.upgrade->to;
+  const auto* cp = scenario.section<ControlPlaneSpec>();
+  const auto* upgrade = scenario.section<UpgradeSpec>();
+  HASIM_ASSERT(cp != nullptr);
+  if (upgrade == nullptr) return cp->version;
+  return is_rollback(scenario) ? cp->version : upgrade->to;
 }
 
-void schedule_upgrade(World& world, const Scenario& scenario, const ControlPlaneWiring& wiring) {
-  const UpgradeSpec& spec = *scenario.upgrade;
-  const ControlPlaneSpec& cp = *scenario.controlPlane;
+void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built) {
+  const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
+  const ControlPlaneWiring& wiring = *built.get<ControlPlaneWiring>();
   const bool rollback = is_rollback(scenario);
   Rng rng = world.fork_rng("scenario/upgrade");
   const std::string from_emulation = cp.emulationVersion.empty() ? cp.version : cp.emulationVersion;

@@ -1,4 +1,4 @@
-#include "scenarios/replay.hpp"
+#include "properties/replay.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -1,0 +1,74 @@
+// The upgrade orchestrator's check half (properties/check_system.hpp): the no-skew property
+// and `hasim check`'s upgrade-timing choice, which redraws the upgrade's start, order,
+// downtime, gap, start jitter, canary and stop mode instead of adding a fault.
+#include "properties/upgrade_orchestrator/check.hpp"
+
+#include <rapidcheck.h>
+
+#include "models/cluster/upgrade_spec.hpp"
+#include "properties/no_skew.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+
+// The upgrade as the scenario has it, for its timings to be redrawn.
+struct UpgradeSpace {
+  static constexpr std::string_view kSection = "upgrade";
+  UpgradeSpec upgrade;
+};
+
+void fill_space(const Scenario& scenario, FaultSpace& space) {
+  if (const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>())
+    space.facts.set(UpgradeSpace{*upgrade});
+}
+
+bool has_upgrade(const FaultSpace& space) { return space.facts.get<UpgradeSpace>() != nullptr; }
+
+void redraw(const FaultSpace& space, Schedule& schedule) {
+  const UpgradeSpace* facts = space.facts.get<UpgradeSpace>();
+  HASIM_ASSERT(facts != nullptr);
+  UpgradeSpec u = facts->upgrade;
+  u.at = draw_duration(Duration{}, space.duration / 4);
+  u.order.clear();
+  u.randomOrder = *rc::gen::inRange(0, 3) == 0;
+  u.downtime = DurationDistribution::constant(draw_duration(seconds(1), minutes(2)));
+  u.gap = DurationDistribution::constant(draw_duration(Duration{}, seconds(90)));
+  const Duration jitter = draw_duration(Duration{}, seconds(30));
+  u.startJitter = DurationDistribution::uniform(Duration{}, jitter);
+  u.canary = *rc::gen::arbitrary<bool>() ? draw_duration(Duration{}, minutes(2)) : Duration{};
+  u.stop =
+      *rc::gen::inRange(0, 4) == 0 ? UpgradeSpec::Stop::power_off : UpgradeSpec::Stop::terminate;
+  schedule.upgrade = u;
+}
+
+std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<NoSkew>(spec);
+}
+
+}  // namespace
+
+const CheckSystem& upgrade_check_system() {
+  static const CheckSystem system{
+      "upgrade-orchestrator",
+      {
+          {{"no-skew", "",
+            "at no instant of true time does an acting kube-controller-manager or kube-scheduler "
+            "leader run a newer (emulation) version than some serving kube-apiserver (the "
+            "version-skew policy; covers upgrades and rollbacks); every violating interval is "
+            "kept, with why the leader was elected",
+            "components trace their versions at start; a kube-apiserver serves from its start "
+            "until its process stops (a paused or cut-off one still counts as serving)"},
+           no_skew},
+      },
+      {
+          {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw},
+      },
+      fill_space,
+      nullptr,
+      nullptr,
+  };
+  return system;
+}
+
+}  // namespace hasim

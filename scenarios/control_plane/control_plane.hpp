@@ -1,0 +1,79 @@
+#pragma once
+// The control-plane system's scenario glue: reading "controlPlane", wiring it into a World
+// (the ideal store on node "etcd"; on each control-plane node a kube-apiserver,
+// kube-controller-manager and kube-scheduler, and the kubelet that restarts them with
+// CrashLoopBackOff), and the apiserver fault kinds. The upgrade orchestrator builds on it.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/apiserver/apiserver.hpp"
+#include "models/election/semver.hpp"
+#include "scenarios/control_plane/spec.hpp"
+#include "scenarios/loader_internal.hpp"
+#include "scenarios/system.hpp"
+#include "sim/world.hpp"
+
+namespace hasim {
+
+// The versions a node's components start with; the upgrade orchestrator changes them while
+// the node is down.
+struct NodeVersion {
+  std::string binary;
+  std::string emulation;
+};
+
+// What the built control plane leaves in the BuildState for its faults and the upgrade.
+struct ControlPlaneWiring {
+  static constexpr std::string_view kSection = "controlPlane";
+  // The fault conditions of each control-plane node's kube-apiserver, by node name.
+  std::map<std::string, std::shared_ptr<api::ApiServerConditions>> conditions;
+  std::map<std::string, std::shared_ptr<NodeVersion>> versions;  // by node name
+};
+
+// What reading "controlPlane" leaves for the readers after it (the upgrade, apiserver faults).
+struct ControlPlaneNotes {
+  static constexpr std::string_view kSection = "controlPlane";
+  // Its nodes, when they were read without error (so fault targets can be checked).
+  std::optional<std::vector<std::string>> nodes;
+  // controlPlane.version (given or the default) and emulationVersion (if given), parsed,
+  // when valid, so the upgrade can be checked against them.
+  std::optional<election::SemVer> version;
+  std::optional<election::SemVer> emulation_version;
+};
+
+// Process names on every control-plane node.
+inline constexpr std::string_view kApiServerProcess = "kube-apiserver";
+inline constexpr std::string_view kControllerManagerProcess = "kube-controller-manager";
+inline constexpr std::string_view kSchedulerProcess = "kube-scheduler";
+
+void add_control_plane(World& world, const Scenario& scenario, BuildState& built);
+
+// Whether the scenario's upgrade goes to an older version (semver order), and the newer of
+// the two versions (the control plane's own if there is no upgrade).
+bool is_rollback(const Scenario& scenario);
+std::string newer_version(const Scenario& scenario);
+
+std::vector<FaultKind> control_plane_fault_kinds();
+const ScenarioSystem& control_plane_scenario_system();
+
+namespace scenario_loader {
+
+// Adds the store's node kStoreNode ("etcd") to c.scenario.nodes and c.nodes unless a node has
+// that name; a scenario with a control plane has it. Idempotent.
+void add_store_node(Context& c);
+// "controlPlane": the section and c.notes' ControlPlaneNotes.
+void read_control_plane(Context& c, const Json& value, const std::string& path);
+// A Kubernetes version in strict semver (blang/semver Parse, as API validation of a
+// LeaseCandidate's versions): "1.31.0", "1.32.0-rc.1". Reports anything else with the
+// tolerant reading as the fix ("v1.31" -> "1.31.0"). `target` is set only when valid.
+std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
+                                             const std::string& path, std::string& target);
+// The next minor version up (or down; "" below x.0) from `v`, for examples in messages.
+std::string neighbour_minor(const election::SemVer& v, bool up);
+
+}  // namespace scenario_loader
+}  // namespace hasim

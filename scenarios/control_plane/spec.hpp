@@ -1,0 +1,98 @@
+#pragma once
+// The control-plane system's scenario section, "controlPlane": kube-apiservers over the ideal
+// store, kube-controller-manager and kube-scheduler electing with client-go's LeaderElector
+// (lease mode) or Coordinated Leader Election (KEP-4355), and the kubelet that restarts them.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/distribution.hpp"
+#include "sim/time.hpp"
+
+namespace hasim {
+
+// "renewRequests": whether a leader-election try is bounded by the HTTP client timeout and
+// the renew loop's RenewDeadline (bounded, today's client-go) or may run until the request
+// returns (unbounded, client-go up to 1.11: kubernetes#44887). election::RenewRequests has the
+// details.
+enum class RenewRequestsMode { bounded, unbounded };
+
+// Leader election settings of one control-plane component (client-go LeaderElectionConfig
+// plus how the component wires it).
+struct ElectionSpec {
+  Duration leaseDuration = seconds(15);
+  Duration renewDeadline = seconds(10);
+  Duration retryPeriod = seconds(2);
+  bool releaseOnCancel = false;  // kube-scheduler: true; kube-controller-manager: false
+  std::string lock = "leases";   // leases, endpoints, configmaps, endpointsleases, configmapsleases
+  std::optional<Duration> clientTimeout;  // default max(1s, renewDeadline/2)
+  Duration workInterval = seconds(1);     // how often the leader writes; 0: never
+  RenewRequestsMode renewRequests = RenewRequestsMode::bounded;
+};
+
+// The kubelet's restart back-off for control-plane static pods (CrashLoopBackOff).
+struct KubeletSpec {
+  bool restart = true;  // restart containers that exit or crash
+  Duration backoff = seconds(10);
+  Duration maxBackoff = minutes(5);
+  Duration resetAfter = minutes(10);
+};
+
+inline ElectionSpec scheduler_defaults() {
+  ElectionSpec spec;
+  spec.releaseOnCancel = true;
+  return spec;
+}
+
+// How KCM and the scheduler elect (KEP-4355):
+//   lease        client-go's lease race (tryAcquireOrRenew); no election controller runs;
+//   coordinated  every component publishes a LeaseCandidate and elects with Coordinated: true,
+//                every kube-apiserver runs the election controller (feature gate on);
+//   mixed        the KEP's migration: instances whose binary is the newer of the upgrade's
+//                two versions are coordinated (and their apiservers run the controller), the
+//                older ones lease-based, all on one Lease.
+enum class ElectionMode { lease, coordinated, mixed };
+std::string_view to_string(ElectionMode mode);
+
+// The election controller's choice rule: upstream's OldestEmulationVersion alone, or with the
+// Priority field the KEP proposes (highest priority first, OldestEmulationVersion among
+// equals); and what a coordinated component does if no election happens.
+struct CoordinationSpec {
+  bool priority = false;  // "strategy": "priority" (KEP PR #5357; not upstream)
+  // KEP "Risk: What if the election controller fails to elect a leader?" proposes falling
+  // back to direct leasing; upstream has no fallback (the elector polls forever). Unset: no
+  // fallback (upstream). Set: a coordinated elector that has not been elected for this long
+  // since it started campaigning also tries tryAcquireOrRenew.
+  std::optional<Duration> fallbackAfter;
+  Duration candidateRenewInterval = minutes(5);  // client-go leasecandidate requeueInterval
+  // kube-apiserver --coordinated-leadership-{lease-duration,renew-deadline,retry-period}
+  Duration leaseDuration = seconds(15);
+  Duration renewDeadline = seconds(10);
+  Duration retryPeriod = seconds(2);
+};
+
+// Control-plane nodes, each running kube-apiserver, kube-controller-manager and
+// kube-scheduler, over one ideal linearizable store (an external etcd on node "etcd").
+struct ControlPlaneSpec {
+  static constexpr std::string_view kSection = "controlPlane";
+  std::vector<std::string> nodes;  // default: every node but "etcd"
+  std::string version = "1.31.0";  // binary version of every component at start
+  // --emulated-version at start; empty: the binary version (no compatibility-version flow).
+  std::string emulationVersion;
+  ElectionMode election = ElectionMode::lease;
+  CoordinationSpec coordination;
+  bool loadBalancer = false;              // components reach apiservers through a load balancer
+  Duration requestTimeout = seconds(60);  // kube-apiserver --request-timeout
+  DurationDistribution apiserverLatency = DurationDistribution::constant(Duration{});
+  DurationDistribution watchLag = DurationDistribution::constant(Duration{});
+  ElectionSpec controllerManager;                 // "kube-controller-manager"
+  ElectionSpec scheduler = scheduler_defaults();  // "kube-scheduler" sets ReleaseOnCancel
+  KubeletSpec kubelet;
+};
+inline constexpr std::string_view kStoreNode = "etcd";
+
+// "lease", "coordinated", "mixed", in the order of ElectionMode.
+const std::vector<std::string>& election_mode_names();
+
+}  // namespace hasim

@@ -1,0 +1,72 @@
+// The control plane as a registered system (scenarios/system.hpp): section "controlPlane",
+// kube-apiserver, kube-controller-manager and kube-scheduler on each control-plane node (with
+// client-go leader election, or Coordinated Leader Election when "election" says so), the
+// ideal store's node, and the apiserver fault kinds.
+#include <algorithm>
+
+#include "models/apiserver/messages.hpp"
+#include "models/election/resource_lock.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
+
+namespace hasim {
+namespace {
+
+std::optional<std::vector<std::string>> processes_on(const scenario_loader::Context& c,
+                                                     const std::string& node) {
+  const ControlPlaneNotes* notes = c.notes.get<ControlPlaneNotes>();
+  if (notes == nullptr || !notes->nodes) return std::nullopt;
+  const auto& nodes = *notes->nodes;
+  if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) return std::vector<std::string>{};
+  return std::vector<std::string>{std::string(kApiServerProcess),
+                                  std::string(kControllerManagerProcess),
+                                  std::string(kSchedulerProcess)};
+}
+
+std::vector<std::string> dictionary() {
+  std::vector<std::string> words{"lease",   "coordinated",  "mixed",
+                                 "local",   "loadBalancer", "priority",
+                                 "bounded", "unbounded",    "OldestEmulationVersion",
+                                 "1.31.0",  "1.32.0",       std::string(kStoreNode)};
+  for (std::string_view lock : election::kLockTypes) words.emplace_back(lock);
+  for (api::Verb verb : api::kVerbs) words.emplace_back(api::to_string(verb));
+  return words;
+}
+
+}  // namespace
+
+const ScenarioSystem& control_plane_scenario_system() {
+  static const ScenarioSystem system = [] {
+    ScenarioSystem s;
+    s.name = "control-plane";
+    s.section = ControlPlaneSpec::kSection;
+    s.key_sets = {
+        {"controlPlane",
+         {"nodes", "version", "emulationVersion", "election", "coordination", "access",
+          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet"}},
+        {"coordination",
+         {"strategy", "fallbackAfter", "candidateRenewInterval", "leaseDuration", "renewDeadline",
+          "retryPeriod"}},
+        {"components", {"kube-controller-manager", "kube-scheduler"}},
+        {"component",
+         {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
+          "clientTimeout", "workInterval", "renewRequests"}},
+        {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
+        {"fault:apiserver-slow", {"at", "kind", "for", "node", "nodes", "latency"}},
+        {"fault:apiserver-hang", {"at", "kind", "for", "node", "nodes", "verbs"}},
+        {"fault:apiserver-unavailable", {"at", "kind", "for", "node", "nodes"}},
+    };
+    s.add_nodes = scenario_loader::add_store_node;
+    s.read = scenario_loader::read_control_plane;
+    s.processes_on = processes_on;
+    s.process_origin =
+        "\"controlPlane\" (kube-apiserver, kube-controller-manager and kube-scheduler on each "
+        "control-plane node)";
+    s.build = add_control_plane;
+    s.fault_kinds = control_plane_fault_kinds();
+    s.dictionary = dictionary();
+    return s;
+  }();
+  return system;
+}
+
+}  // namespace hasim

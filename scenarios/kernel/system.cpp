@@ -1,0 +1,35 @@
+// The kernel as a registered system (scenarios/system.hpp): it has no section of its own
+// (nodes, network, faults and properties are the core of every scenario) and contributes the
+// fault kinds every system's processes and nodes can suffer.
+#include "scenarios/kernel/faults.hpp"
+
+namespace hasim {
+
+const ScenarioSystem& kernel_scenario_system() {
+  static const ScenarioSystem system = [] {
+    ScenarioSystem s;
+    s.name = "kernel";
+    s.key_sets = {
+        {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
+        {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:resume", {"at", "kind", "node", "nodes", "process"}},
+        {"fault:node-down", {"at", "kind", "for", "node", "nodes"}},
+        {"fault:node-up", {"at", "kind", "node", "nodes"}},
+        {"fault:clock-step", {"at", "kind", "node", "nodes", "by"}},
+        {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate"}},
+        {"fault:partition",
+         {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
+        {"fault:heal", {"at", "kind"}},
+        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
+        {"fault:drop-connections", {"at", "kind", "node", "nodes"}},
+        {"fault:terminate", {"at", "kind", "for", "process", "grace"}},
+    };
+    s.fault_kinds = kernel_fault_kinds();
+    s.dictionary = {"isolate", "groups", "oneway", "+50ppm", "-2s"};
+    return s;
+  }();
+  return system;
+}
+
+}  // namespace hasim
