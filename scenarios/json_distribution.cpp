@@ -2,17 +2,9 @@
 #include "scenarios/json_reader.hpp"
 
 #include "sim/did_you_mean.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
-namespace {
-
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-}  // namespace
 
 const std::vector<KeySet>& distribution_key_sets() {
   static const std::vector<KeySet> sets{
@@ -72,7 +64,8 @@ std::optional<DurationDistribution> JsonReader::distribution_object(const Json& 
   }
   if (set == nullptr) {
     error(key_path(path, "dist"), "unknown distribution \"" + *dist + "\"" +
-                                      did_you_mean(*dist, names) + "; use one of " + join(names));
+                                      did_you_mean(*dist, names) + "; use one of " +
+                                      join_words(names));
     return std::nullopt;
   }
   const std::size_t before = total_;

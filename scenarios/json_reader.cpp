@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/did_you_mean.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
@@ -12,12 +13,6 @@ namespace {
 constexpr std::string_view kDurationExpected = "a duration such as \"150ms\" or \"1.5s\"";
 // Doubles at or beyond 2^53 are not exact integers; refuse to read them as counts.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
-
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
 
 bool contains(const std::vector<std::string>& list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();
@@ -119,7 +114,7 @@ bool JsonReader::object(const Json& value, const std::string& path,
     if (contains(allowed, item.key())) continue;
     error(key_path(path, item.key()), "unknown key \"" + item.key() + "\" in " + std::string(what) +
                                           did_you_mean(item.key(), allowed) +
-                                          "; the allowed keys are " + join(allowed));
+                                          "; the allowed keys are " + join_words(allowed));
   }
   return true;
 }
@@ -143,7 +138,7 @@ void JsonReader::inapplicable(const Json& object, const std::string& path,
     if (!contains(known, item.key()) || contains(applicable, item.key())) continue;
     error(key_path(path, item.key()), "key \"" + item.key() + "\" does not apply to " +
                                           std::string(context) + ", which takes only " +
-                                          join(applicable) + "; remove it");
+                                          join_words(applicable) + "; remove it");
   }
 }
 
