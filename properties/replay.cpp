@@ -21,8 +21,8 @@ std::optional<std::uint64_t> parse_hash(const std::string& text) {
 
 const std::vector<std::string> kReplayKeys{"replayFormat", "hasimVersion", "seed", "scenario",
                                            "expected"};
-const std::vector<std::string> kExpectedKeys{"traceHash", "traceEvents", "checkpoints", "traceFile",
-                                             "violated"};
+const std::vector<std::string> kExpectedKeys{"traceHash", "traceEvents", "checkpoints",
+                                             "traceFile", "violated",   "resolvedRoles"};
 
 std::optional<std::uint64_t> read_hash(JsonReader& reader, const Json& value,
                                        const std::string& path) {
@@ -82,6 +82,17 @@ Json make_replay(const Json& scenario_json, const RunResult& result,
                 {"violated", violated},
                 {"checkpoints", checkpoints}};
   if (!trace_file.empty()) expected["traceFile"] = trace_file;
+  // Whom each role-aimed fault hit, for the reader; the trace hash already pins it.
+  if (!result.resolved_roles.empty()) {
+    Json roles = Json::array();
+    for (const ResolvedRole& r : result.resolved_roles) {
+      roles.push_back({{"at", format_duration(Duration{r.at.ns})},
+                       {"fault", r.fault},
+                       {"role", r.role},
+                       {"process", r.process}});
+    }
+    expected["resolvedRoles"] = roles;
+  }
   return Json{{"replayFormat", kReplayFormat},
               {"hasimVersion", kVersion},
               {"seed", result.seed},

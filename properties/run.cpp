@@ -16,6 +16,35 @@ std::size_t RunResult::violated_count() const {
   return count;
 }
 
+namespace {
+
+// Collects the trace's "role-resolved" events: whom each role-aimed fault hit.
+class RoleLog final : public TraceObserver {
+ public:
+  void on_event(const TraceEvent& event) override {
+    if (event.kind != "role-resolved") return;
+    ResolvedRole r{event.t, "", "", ""};
+    for (const TraceField& field : event.fields) {
+      const auto* text = std::get_if<std::string>(&field.value);
+      if (text == nullptr) continue;
+      if (field.key == "fault") r.fault = *text;
+      if (field.key == "role") r.role = *text;
+      if (field.key == "process") r.process = *text;
+    }
+    resolved.push_back(std::move(r));
+  }
+  std::vector<ResolvedRole> resolved;
+};
+
+bool aims_at_roles(const Scenario& scenario) {
+  for (const FaultSpec& fault : scenario.faults) {
+    if (!fault.role.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions& options,
                                       std::string* error) {
   // Wall time is measured for the summary only; nothing in the run depends on it.
@@ -33,7 +62,10 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
     properties.push_back(make_property(spec));
     world->trace().add_observer(properties.back().get());
   }
+  RoleLog roles;
+  if (aims_at_roles(scenario)) world->trace().add_observer(&roles);
   result.stats = world->run_until(TrueTime{scenario.duration.ns});
+  result.resolved_roles = std::move(roles.resolved);
   result.simulated = result.stats.end - TrueTime{};
   for (const auto& property : properties) {
     property->finish(result.stats.end);

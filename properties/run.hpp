@@ -21,6 +21,14 @@ struct RunOptions {
   WorldHook hook;                     // tests: add processes before the run
 };
 
+// A fault aimed at a role, and the process the role resolved to when it fired.
+struct ResolvedRole {
+  TrueTime at{};
+  std::string fault;    // its kind
+  std::string role;     // "leader:kube-system/kube-scheduler"
+  std::string process;  // "cp-2/kube-scheduler"
+};
+
 struct RunResult {
   std::uint64_t seed = 0;
   RunStats stats;
@@ -31,6 +39,7 @@ struct RunResult {
   std::vector<std::string> captured;                 // if capture_lines > 0
   std::vector<std::string> property_specs;           // in scenario order
   std::vector<std::optional<Violation>> violations;  // parallel to property_specs
+  std::vector<ResolvedRole> resolved_roles;          // in the order the faults fired
   double wall_seconds = 0.0;                         // measured, never part of the trace
 
   bool all_held() const;

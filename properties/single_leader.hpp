@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "properties/acting_leaders.hpp"
+#include "models/election/acting_leaders.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {

@@ -48,6 +48,46 @@ std::vector<ProcessId> processes_of(const World& world, const std::vector<std::s
   return ids;
 }
 
+namespace {
+
+std::optional<ProcessId> resolve_role(World& world, const BuildState& built,
+                                      const FaultSpec& fault) {
+  const RoleKind* role = find_role_kind(fault.role);
+  HASIM_ASSERT(role != nullptr);  // the loader checked
+  const std::string argument = fault.role.substr(fault.role.find(':') + 1);
+  const auto holder = role->resolve(world, built, argument);
+  const auto process = holder ? world.find_process(*holder) : std::nullopt;
+  if (!process) {
+    world.trace_fault("role-unresolved", "", {{"role", fault.role}, {"fault", fault.kind}});
+    return std::nullopt;
+  }
+  world.trace_fault("role-resolved", world.node_name(world.process_node(*process)),
+                    {{"role", fault.role}, {"fault", fault.kind}, {"process", *holder}});
+  return process;
+}
+
+}  // namespace
+
+ProcessTargets process_targets(World& world, const FaultSpec& fault, const BuildState& built) {
+  if (fault.role.empty()) {
+    return [ids = processes_of(world, fault.targets)] { return ids; };
+  }
+  return [w = &world, &built, fault]() -> std::vector<ProcessId> {
+    const auto process = resolve_role(*w, built, fault);
+    if (!process) return {};
+    return {*process};
+  };
+}
+
+NodeTargets node_targets(World& world, const FaultSpec& fault, const BuildState& built) {
+  if (fault.role.empty()) return [ids = nodes_of(world, fault.targets)] { return ids; };
+  return [w = &world, &built, fault]() -> std::vector<NodeId> {
+    const auto process = resolve_role(*w, built, fault);
+    if (!process) return {};
+    return {w->process_node(*process)};
+  };
+}
+
 std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
                                    const WorldHook& hook) {
   std::vector<NodeSetup> nodes;
@@ -62,20 +102,22 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
   auto world = std::make_unique<World>(std::move(nodes), options);
   set_links(*world, scenario.network);
   // Systems in registry order; processes are numbered in the order they are added, and the
-  // order of timed actions decides ties, so this order is part of every trace.
-  BuildState built;
+  // order of timed actions decides ties, so this order is part of every trace. What systems
+  // leave in `built` lives as long as the world: roles are resolved while it runs.
+  auto built = std::make_shared<BuildState>();
   const auto& systems = scenario_systems();
   for (const ScenarioSystem* system : systems) {
     if (system->build != nullptr && scenario.sections.has(system->section))
-      system->build(*world, scenario, built);
+      system->build(*world, scenario, *built);
   }
   for (const ScenarioSystem* system : systems) {
     if (system->schedule != nullptr && scenario.sections.has(system->section))
-      system->schedule(*world, scenario, built);
+      system->schedule(*world, scenario, *built);
   }
+  world->keep_alive(built);
   if (hook) hook(*world);
   for (const FaultSpec& fault : scenario.faults) {
-    fault_kind(fault).apply(*world, scenario, fault, built);
+    fault_kind(fault).apply(*world, scenario, fault, *built);
   }
   return world;
 }

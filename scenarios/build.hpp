@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/sections.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
+
+using BuildState = Sections;  // as in scenarios/system.hpp
 
 // Lets tests add processes (e.g. a planted nondeterministic model) before the run starts.
 using WorldHook = std::function<void(World&)>;
@@ -23,5 +26,14 @@ NodeId node_of(const World& world, const std::string& name);
 std::vector<NodeId> nodes_of(const World& world, const std::vector<std::string>& names);
 // A target is a node name (every process on it) or "node/process".
 std::vector<ProcessId> processes_of(const World& world, const std::vector<std::string>& targets);
+
+// What a fault hits, as a function called when it fires: the named targets (resolved when
+// the world is built), or the process holding its role at that instant (scenarios/system.hpp's
+// RoleKind), traced as "role-resolved" (or "role-unresolved": the fault then hits nothing).
+using ProcessTargets = std::function<std::vector<ProcessId>()>;
+using NodeTargets = std::function<std::vector<NodeId>()>;
+ProcessTargets process_targets(World& world, const FaultSpec& fault, const BuildState& built);
+// For node-level kinds: the named nodes, or the node of the role's process.
+NodeTargets node_targets(World& world, const FaultSpec& fault, const BuildState& built);
 
 }  // namespace hasim

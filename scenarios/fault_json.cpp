@@ -2,6 +2,7 @@
 
 #include "scenarios/system.hpp"
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 #include "sim/clock.hpp"
 
 namespace hasim {
@@ -23,6 +24,10 @@ std::string drift_text(std::int64_t rate_ppb) {
 }
 
 void write_fault_targets(const FaultSpec& fault, Json& out) {
+  if (!fault.role.empty()) {
+    out["role"] = fault.role;
+    return;
+  }
   HASIM_ASSERT(!fault.targets.empty());
   if (fault.targets.size() == 1) {
     out[is_process_target(fault.targets[0]) ? "process" : "node"] = fault.targets[0];
@@ -44,6 +49,12 @@ Json faults_to_json(const std::vector<FaultSpec>& faults) {
   Json out = Json::array();
   for (const FaultSpec& fault : faults) out.push_back(fault_to_json(fault));
   return out;
+}
+
+std::string fault_target_text(const FaultSpec& fault) {
+  if (!fault.role.empty()) return "the " + fault.role.substr(0, fault.role.find(':')) + " of " +
+                                  fault.role.substr(fault.role.find(':') + 1);
+  return join_words(fault.targets);
 }
 
 }  // namespace hasim

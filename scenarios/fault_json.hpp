@@ -11,6 +11,8 @@ namespace hasim {
 Json fault_to_json(const FaultSpec& fault);
 // "node", "nodes" or "process" as the loader reads them: for a kind's `write`.
 void write_fault_targets(const FaultSpec& fault, Json& out);
+// Whom a fault hits, for sentences: "cp-1, cp-2", or "the leader of kube-system/kube-scheduler".
+std::string fault_target_text(const FaultSpec& fault);
 Json faults_to_json(const std::vector<FaultSpec>& faults);
 
 // "1.5s", "2m3.25s", "0s": exact to the nanosecond and accepted by parse_duration.

@@ -105,6 +105,40 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
   if (r.error_count() == before) c.scenario.faults.push_back(std::move(spec));
 }
 
+// "role": "KIND:ARGUMENT", a role some registered system resolves when the fault fires.
+void read_role(Context& c, const Json& value, const std::string& at, FaultSpec& spec) {
+  const auto text = c.reader.string(value, at);
+  if (!text) return;
+  const RoleKind* role = find_role_kind(*text);
+  const std::string name = text->substr(0, text->find(':'));
+  if (role == nullptr) {
+    const auto names = role_kind_names();
+    c.reader.error(at, "unknown role \"" + name + "\"" + did_you_mean(name, names) +
+                           (names.empty() ? std::string("; no system here resolves roles")
+                                          : "; the roles are " + join_quoted(names, " and ")) +
+                           ", e.g. \"leader:kube-system/kube-controller-manager\"");
+    return;
+  }
+  for (const ScenarioSystem* system : scenario_systems()) {
+    const auto& roles = system->roles;
+    const bool owns = std::any_of(roles.begin(), roles.end(),
+                                  [role](const RoleKind& r) { return &r == role; });
+    if (!owns || system->section.empty() || c.has(system->section)) continue;
+    c.reader.error(at, "role \"" + name + "\" is " + std::string(role->meaning) +
+                           ", but the scenario has no \"" + std::string(system->section) +
+                           "\" to hold it; add one or aim the fault at a \"node\" or \"process\"");
+    return;
+  }
+  const std::size_t colon = text->find(':');
+  const std::string argument = colon == std::string::npos ? "" : text->substr(colon + 1);
+  if (auto why = role->check(argument)) {
+    c.reader.error(at, "role \"" + *text + "\": " + *why + "; e.g. \"" +
+                           std::string(role->example) + "\" (" + std::string(role->meaning) + ")");
+    return;
+  }
+  spec.role = *text;
+}
+
 }  // namespace
 
 std::string join_quoted(const std::vector<std::string>& words, std::string_view last_joiner) {
@@ -151,10 +185,12 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
         "\"process\": \"node/process\" such as \"cp-1/kube-scheduler\" (a terminate fault "
         "stops one process)";
   }
+  if (target_forms != TargetForms::nodes) forms.push_back("role");
   const std::string form = one_of(r, f, path, forms, kind, examples);
   if (form.empty()) return;
   const Json& value = f[form];
   const std::string at = JsonReader::key_path(path, form);
+  if (form == "role") return read_role(c, value, at, spec);
   if (form == "nodes") {
     if (auto list = read_node_list(c, value, at)) spec.targets = *list;
     return;

@@ -71,8 +71,10 @@ std::string one_of(JsonReader& r, const Json& fault, const std::string& path,
 std::string join_quoted(const std::vector<std::string>& words, std::string_view last_joiner);
 
 // The targets of a fault: "node", "nodes" or (for process-level kinds) "process"
-// ("node/process", which must run there) into spec.targets.
-enum class TargetForms { nodes, nodes_or_process, process_only };
+// ("node/process", which must run there) into spec.targets; or, where the kind allows it, a
+// "role" resolved when the fault fires (into spec.role; for a node-level kind, the node of the
+// process holding the role).
+enum class TargetForms { nodes, nodes_or_role, nodes_or_process, process_only };
 void read_targets(Context& c, const Json& fault, const std::string& path, FaultSpec& spec,
                   TargetForms forms);
 

@@ -53,6 +53,9 @@ struct FaultSpec {
   std::optional<Duration> for_duration;  // undo after this long (restart, resume, heal, ...)
   // Targets: node names, or "node/process" names for process-level faults.
   std::vector<std::string> targets;
+  // Or a role resolved when the fault fires ("leader:kube-system/kube-scheduler"; targets is
+  // then empty): scenarios/system.hpp's RoleKind.
+  std::string role;
   // The parameters the registered kinds take, one shared vocabulary (a new kind reuses these
   // where they fit; its reader, writer and sentence are its own, in its system's folder).
   // clock_step

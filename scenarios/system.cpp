@@ -38,6 +38,24 @@ const std::vector<std::string>& fault_kind_names() {
   return names;
 }
 
+const RoleKind* find_role_kind(std::string_view role) {
+  const std::string_view name = role.substr(0, role.find(':'));
+  for (const ScenarioSystem* system : scenario_systems()) {
+    for (const RoleKind& kind : system->roles) {
+      if (kind.name == name) return &kind;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> role_kind_names() {
+  std::vector<std::string> out;
+  for (const ScenarioSystem* system : scenario_systems()) {
+    for (const RoleKind& kind : system->roles) out.emplace_back(kind.name);
+  }
+  return out;
+}
+
 std::vector<std::string> scenario_dictionary() {
   std::set<std::string> words;  // sorted, unique: the file is stable
   for (const KeySet& set : scenario_key_sets()) {
@@ -47,6 +65,7 @@ std::vector<std::string> scenario_dictionary() {
     if (!system->section.empty()) words.emplace(system->section);
     words.insert(system->dictionary.begin(), system->dictionary.end());
     for (const FaultKind& kind : system->fault_kinds) words.emplace(kind.name);
+    for (const RoleKind& role : system->roles) words.emplace(role.example);
   }
   return {words.begin(), words.end()};
 }

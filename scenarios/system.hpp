@@ -39,6 +39,21 @@ struct FaultMagnitude {
   void (*set)(FaultSpec&, std::int64_t);
 };
 
+// A role a fault may aim at instead of a named process: "leader:kube-system/kube-scheduler"
+// is whichever process acts as that lease's leader when the fault fires. Resolved then, not
+// when the scenario is written, so a scenario does not rely on who wins an election; the
+// trace records the concrete process ("role-resolved"), and so does a replay file.
+struct RoleKind {
+  std::string_view name;     // "leader"
+  std::string_view example;  // "leader:kube-system/kube-controller-manager"
+  std::string_view meaning;  // for messages: "the process acting as the lease's leader"
+  // nullopt if `argument` (after "name:") is well-formed, else why not.
+  std::optional<std::string> (*check)(std::string_view argument);
+  // The process ("node/proc") that holds the role now, if any.
+  std::optional<std::string> (*resolve)(const World& world, const BuildState& built,
+                                        std::string_view argument);
+};
+
 struct FaultKind {
   std::string_view name;  // "kind" in a scenario's faults
   // Reads the kind's targets and parameters (at, kind and for are read already); reports
@@ -79,6 +94,7 @@ struct ScenarioSystem {
   // Timed actions that come after every system is built and before the faults (the upgrade).
   void (*schedule)(World& world, const Scenario& scenario, BuildState& built) = nullptr;
   std::vector<FaultKind> fault_kinds;
+  std::vector<RoleKind> roles;  // fault-target roles it can resolve
   // Words for the fuzzer's dictionary beyond its keys (enumeration values, kinds).
   std::vector<std::string> dictionary;
 };
@@ -90,6 +106,11 @@ const std::vector<const ScenarioSystem*>& scenario_systems();
 const FaultKind* find_fault_kind(std::string_view name);
 // The kind of a loaded fault (its name was checked).
 const FaultKind& fault_kind(const FaultSpec& spec);
+// The role kind a "name:argument" role names, or null.
+const RoleKind* find_role_kind(std::string_view role);
+// Every role kind's name, in registry order.
+std::vector<std::string> role_kind_names();
+
 // Every fault kind's name, in registry order.
 const std::vector<std::string>& fault_kind_names();
 

@@ -70,6 +70,9 @@ class World {
   void at(TrueTime when, std::function<void()> action);
   Network& network() { return network_; }
   TraceWriter& trace() { return trace_; }
+  // Keeps `object` alive as long as the world: what a builder wires in and its scheduled
+  // actions or trace observers refer to (a role resolver's view of who leads).
+  void keep_alive(std::shared_ptr<const void> object) { kept_alive_.push_back(std::move(object)); }
 
   RunStats run_until(TrueTime end);
 
@@ -122,6 +125,7 @@ class World {
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
 
  private:
+  std::vector<std::shared_ptr<const void>> kept_alive_;
   class ProcessEnv;
   friend class ProcessEnv;
 

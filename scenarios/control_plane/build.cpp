@@ -151,6 +151,7 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
     }
   }
   supervise(world, cp.kubelet);
+  track_leaders(world, scenario, *wiring);
 }
 
 }  // namespace hasim

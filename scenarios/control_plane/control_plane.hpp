@@ -32,6 +32,9 @@ struct ControlPlaneWiring {
   // The fault conditions of each control-plane node's kube-apiserver, by node name.
   std::map<std::string, std::shared_ptr<api::ApiServerConditions>> conditions;
   std::map<std::string, std::shared_ptr<NodeVersion>> versions;  // by node name
+  // Who acts as leader for which lease, followed from the trace; only when a fault aims at
+  // the "leader" role (it costs an observer call per event).
+  std::shared_ptr<const class LeaderTracker> leaders;
 };
 
 // What reading "controlPlane" leaves for the readers after it (the upgrade, apiserver faults).
@@ -58,6 +61,10 @@ bool is_rollback(const Scenario& scenario);
 std::string newer_version(const Scenario& scenario);
 
 std::vector<FaultKind> control_plane_fault_kinds();
+// "leader:NAMESPACE/NAME": the process acting as that lease's leader when the fault fires.
+RoleKind leader_role();
+// Follows the acting leaders for leader_role() when `scenario` has a fault aimed at it.
+void track_leaders(World& world, const Scenario& scenario, ControlPlaneWiring& wiring);
 const ScenarioSystem& control_plane_scenario_system();
 
 namespace scenario_loader {

@@ -63,6 +63,7 @@ const ScenarioSystem& control_plane_scenario_system() {
         "control-plane node)";
     s.build = add_control_plane;
     s.fault_kinds = control_plane_fault_kinds();
+    s.roles = {leader_role()};
     s.dictionary = dictionary();
     return s;
   }();

@@ -33,7 +33,7 @@ void read_plain(Context& c, const Json& f, const std::string& path, FaultSpec& s
 void read_nothing(Context&, const Json&, const std::string&, FaultSpec&) {}
 
 void read_clock_step(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
-  scenario_loader::read_targets(c, f, path, spec, TargetForms::nodes);
+  scenario_loader::read_targets(c, f, path, spec, TargetForms::nodes_or_role);
   if (const Json* v = c.reader.required(f, path, "by", "\"-2s\"")) {
     const auto by = c.reader.duration(*v, JsonReader::key_path(path, "by"), DurationSign::any);
     if (by) spec.step = *by;
@@ -41,7 +41,7 @@ void read_clock_step(Context& c, const Json& f, const std::string& path, FaultSp
 }
 
 void read_clock_rate(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
-  scenario_loader::read_targets(c, f, path, spec, TargetForms::nodes);
+  scenario_loader::read_targets(c, f, path, spec, TargetForms::nodes_or_role);
   bool given = false;
   const auto rate = scenario_loader::read_rate(c.reader, f, path, given);
   if (rate) spec.rate_ppb = *rate;
@@ -169,13 +169,15 @@ std::optional<TrueTime> until_of(const FaultSpec& f) {
 }
 
 // crash, restart, pause, resume: at `at` on every target process; crash and pause are undone
-// (restart, resume) after `for`.
-void apply_process(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+// (restart, resume) after `for`, on the processes they hit.
+void apply_process(World& world, const Scenario&, const FaultSpec& fault, const BuildState& built) {
   World* w = &world;
-  const auto ids = processes_of(world, fault.targets);
+  const ProcessTargets targets = process_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<ProcessId>>();
   const std::string kind = fault.kind;
-  world.at(TrueTime{fault.at.ns}, [w, ids, kind] {
-    for (ProcessId id : ids) {
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit, kind] {
+    *hit = targets();
+    for (ProcessId id : *hit) {
       if (kind == "crash") w->crash(id);
       if (kind == "restart") w->restart(id);
       if (kind == "pause") w->pause(id);
@@ -184,52 +186,58 @@ void apply_process(World& world, const Scenario&, const FaultSpec& fault, const 
   });
   const auto until = until_of(fault);
   if (until && kind == "crash")
-    world.at(*until, [w, ids] {
-      for (ProcessId id : ids) w->restart(id);
+    world.at(*until, [w, hit] {
+      for (ProcessId id : *hit) w->restart(id);
     });
   if (until && kind == "pause")
-    world.at(*until, [w, ids] {
-      for (ProcessId id : ids) w->resume(id);
+    world.at(*until, [w, hit] {
+      for (ProcessId id : *hit) w->resume(id);
     });
 }
 
-void apply_node_power(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+void apply_node_power(World& world, const Scenario&, const FaultSpec& fault,
+                      const BuildState& built) {
   World* w = &world;
-  const auto ids = nodes_of(world, fault.targets);
+  const NodeTargets targets = node_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<NodeId>>();
   const bool down = fault.kind == "node-down";
-  world.at(TrueTime{fault.at.ns}, [w, ids, down] {
-    for (NodeId id : ids) down ? w->node_down(id) : w->node_up(id);
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit, down] {
+    *hit = targets();
+    for (NodeId id : *hit) down ? w->node_down(id) : w->node_up(id);
   });
   const auto until = until_of(fault);
   if (until && down)
-    world.at(*until, [w, ids] {
-      for (NodeId id : ids) w->node_up(id);
+    world.at(*until, [w, hit] {
+      for (NodeId id : *hit) w->node_up(id);
     });
 }
 
-void apply_clock_step(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+void apply_clock_step(World& world, const Scenario&, const FaultSpec& fault,
+                      const BuildState& built) {
   World* w = &world;
-  const auto ids = nodes_of(world, fault.targets);
+  const NodeTargets targets = node_targets(world, fault, built);
   const Duration by = fault.step;
-  world.at(TrueTime{fault.at.ns}, [w, ids, by] {
-    for (NodeId id : ids) w->clock_step(id, by);
+  world.at(TrueTime{fault.at.ns}, [w, targets, by] {
+    for (NodeId id : targets()) w->clock_step(id, by);
   });
 }
 
 void apply_clock_rate(World& world, const Scenario& scenario, const FaultSpec& fault,
-                      const BuildState&) {
+                      const BuildState& built) {
   World* w = &world;
-  const auto ids = nodes_of(world, fault.targets);
+  const NodeTargets targets = node_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<NodeId>>();
   const std::int64_t rate = fault.rate_ppb;
-  world.at(TrueTime{fault.at.ns}, [w, ids, rate] {
-    for (NodeId id : ids) w->clock_rate(id, rate);
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit, rate] {
+    *hit = targets();
+    for (NodeId id : *hit) w->clock_rate(id, rate);
   });
   const auto until = until_of(fault);
   if (!until) return;
-  std::vector<std::int64_t> configured;
-  for (NodeId id : ids) configured.push_back(scenario.nodes[id].clock.rate_ppb);
-  world.at(*until, [w, ids, configured] {
-    for (std::size_t i = 0; i < ids.size(); ++i) w->clock_rate(ids[i], configured[i]);
+  std::vector<std::int64_t> configured;  // by node id
+  for (const NodeSpec& node : scenario.nodes) configured.push_back(node.clock.rate_ppb);
+  world.at(*until, [w, hit, configured] {
+    for (NodeId id : *hit) w->clock_rate(id, configured[id]);
   });
 }
 
@@ -261,39 +269,45 @@ void apply_heal(World& world, const Scenario&, const FaultSpec& fault, const Bui
   world.at(TrueTime{fault.at.ns}, [w] { w->heal_all(); });
 }
 
-void apply_disk_loss(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+void apply_disk_loss(World& world, const Scenario&, const FaultSpec& fault,
+                     const BuildState& built) {
   World* w = &world;
-  const auto ids = nodes_of(world, fault.targets);
-  world.at(TrueTime{fault.at.ns}, [w, ids] {
-    for (NodeId id : ids) w->disk_loss(id);
+  const NodeTargets targets = node_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<NodeId>>();
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit] {
+    *hit = targets();
+    for (NodeId id : *hit) w->disk_loss(id);
   });
   // The disk is replaced and the processes start again, empty, after `for` (or at once).
-  world.at(until_of(fault).value_or(TrueTime{fault.at.ns}), [w, ids] {
-    for (NodeId id : ids) {
+  world.at(until_of(fault).value_or(TrueTime{fault.at.ns}), [w, hit] {
+    for (NodeId id : *hit) {
       for (ProcessId process : w->processes_on(id)) w->restart(process);
     }
   });
 }
 
 void apply_drop_connections(World& world, const Scenario&, const FaultSpec& fault,
-                            const BuildState&) {
+                            const BuildState& built) {
   World* w = &world;
-  const auto ids = nodes_of(world, fault.targets);
-  world.at(TrueTime{fault.at.ns}, [w, ids] {
-    for (NodeId id : ids) w->drop_connections(id);
+  const NodeTargets targets = node_targets(world, fault, built);
+  world.at(TrueTime{fault.at.ns}, [w, targets] {
+    for (NodeId id : targets()) w->drop_connections(id);
   });
 }
 
-void apply_terminate(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+void apply_terminate(World& world, const Scenario&, const FaultSpec& fault,
+                     const BuildState& built) {
   World* w = &world;
-  const auto ids = processes_of(world, fault.targets);
+  const ProcessTargets targets = process_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<ProcessId>>();
   const Duration grace = fault.grace;
-  world.at(TrueTime{fault.at.ns}, [w, ids, grace] {
-    for (ProcessId id : ids) w->terminate(id, grace);
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit, grace] {
+    *hit = targets();
+    for (ProcessId id : *hit) w->terminate(id, grace);
   });
   if (const auto until = until_of(fault)) {
-    world.at(*until, [w, ids] {
-      for (ProcessId id : ids) w->restart(id);
+    world.at(*until, [w, hit] {
+      for (ProcessId id : *hit) w->restart(id);
     });
   }
 }
@@ -332,7 +346,7 @@ void write_partition(const FaultSpec& f, Json& out) {
   }
 }
 
-std::string describe_plain(const FaultSpec& f) { return f.kind + " of " + join_words(f.targets); }
+std::string describe_plain(const FaultSpec& f) { return f.kind + " of " + fault_target_text(f); }
 
 std::string describe_partition(const FaultSpec& f) {
   switch (f.partition_mode) {
@@ -350,13 +364,13 @@ std::string describe_partition(const FaultSpec& f) {
 }
 
 std::string describe_clock_step(const FaultSpec& f) {
-  return "clock step of " + join_words(f.targets) + " by " + format_duration(f.step);
+  return "clock step of " + fault_target_text(f) + " by " + format_duration(f.step);
 }
 
 std::string describe_clock_rate(const FaultSpec& f) {
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.6f", static_cast<double>(f.rate_ppb) / 1e9);
-  return "clock of " + join_words(f.targets) + " running at rate " + rate;
+  return "clock of " + fault_target_text(f) + " running at rate " + rate;
 }
 
 // ---- shrinking --------------------------------------------------------------------------------
@@ -380,6 +394,7 @@ const FaultMagnitude kRateDistance{
 
 constexpr auto kProcess = TargetForms::nodes_or_process;
 constexpr auto kNodes = TargetForms::nodes;
+constexpr auto kNodeOrRole = TargetForms::nodes_or_role;
 
 }  // namespace
 
@@ -390,7 +405,7 @@ std::vector<FaultKind> kernel_fault_kinds() {
       {"restart", read_plain<kProcess>, apply_process, w, describe_plain, std::nullopt},
       {"pause", read_plain<kProcess>, apply_process, w, describe_plain, std::nullopt},
       {"resume", read_plain<kProcess>, apply_process, w, describe_plain, std::nullopt},
-      {"node-down", read_plain<kNodes>, apply_node_power, w, describe_plain, std::nullopt},
+      {"node-down", read_plain<kNodeOrRole>, apply_node_power, w, describe_plain, std::nullopt},
       {"node-up", read_plain<kNodes>, apply_node_power, w, describe_plain, std::nullopt},
       {"clock-step", read_clock_step, apply_clock_step, write_clock_step, describe_clock_step,
        kStepSize},
@@ -401,7 +416,7 @@ std::vector<FaultKind> kernel_fault_kinds() {
       {"heal", read_nothing, apply_heal, write_nothing,
        [](const FaultSpec&) { return std::string("heal of "); }, std::nullopt},
       {"disk-loss", read_plain<kProcess>, apply_disk_loss, w, describe_plain, std::nullopt},
-      {"drop-connections", read_plain<kNodes>, apply_drop_connections, w, describe_plain,
+      {"drop-connections", read_plain<kNodeOrRole>, apply_drop_connections, w, describe_plain,
        std::nullopt},
       {"terminate", read_terminate, apply_terminate, write_terminate, describe_plain, std::nullopt},
   };

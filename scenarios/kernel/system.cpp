@@ -10,20 +10,20 @@ const ScenarioSystem& kernel_scenario_system() {
     ScenarioSystem s;
     s.name = "kernel";
     s.key_sets = {
-        {"fault:crash", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:restart", {"at", "kind", "node", "nodes", "process"}},
-        {"fault:pause", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:resume", {"at", "kind", "node", "nodes", "process"}},
-        {"fault:node-down", {"at", "kind", "for", "node", "nodes"}},
+        {"fault:crash", {"at", "kind", "for", "node", "nodes", "process", "role"}},
+        {"fault:restart", {"at", "kind", "node", "nodes", "process", "role"}},
+        {"fault:pause", {"at", "kind", "for", "node", "nodes", "process", "role"}},
+        {"fault:resume", {"at", "kind", "node", "nodes", "process", "role"}},
+        {"fault:node-down", {"at", "kind", "for", "node", "nodes", "role"}},
         {"fault:node-up", {"at", "kind", "node", "nodes"}},
-        {"fault:clock-step", {"at", "kind", "node", "nodes", "by"}},
-        {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate"}},
+        {"fault:clock-step", {"at", "kind", "node", "nodes", "by", "role"}},
+        {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate", "role"}},
         {"fault:partition",
          {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
         {"fault:heal", {"at", "kind"}},
-        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process"}},
-        {"fault:drop-connections", {"at", "kind", "node", "nodes"}},
-        {"fault:terminate", {"at", "kind", "for", "process", "grace"}},
+        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process", "role"}},
+        {"fault:drop-connections", {"at", "kind", "node", "nodes", "role"}},
+        {"fault:terminate", {"at", "kind", "for", "process", "grace", "role"}},
     };
     s.fault_kinds = kernel_fault_kinds();
     s.dictionary = {"isolate", "groups", "oneway", "+50ppm", "-2s"};

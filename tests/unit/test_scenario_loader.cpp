@@ -367,7 +367,7 @@ TEST_CASE("a partition needs exactly one form of target", "[scenario]") {
   CHECK(e.path == "$.faults[0].from");
   e = only_error(
       load_with_fault({{"at", "1m"}, {"kind", "crash"}, {"node", "n1"}, {"nodes", {"n2"}}}));
-  CHECK_THAT(e.message, Contains("takes only one of \"node\", \"nodes\" or \"process\""));
+  CHECK_THAT(e.message, Contains("takes only one of \"node\", \"nodes\", \"process\" or \"role\""));
   e = only_error(
       load_with_fault({{"at", "1m"}, {"kind", "partition"}, {"isolate", {"n1", "n2", "n3"}}}));
   CHECK_THAT(e.message, Contains("isolates every node"));

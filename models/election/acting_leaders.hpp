@@ -1,5 +1,6 @@
 #pragma once
-// Who acts as leader for which lease, from the trace. Acting starts at a component's
+// Who acts as leader for which lease, from the trace (the single-leader monitor's notion of
+// leader, and the "leader" fault-target role). Acting starts at a component's
 // "acting-start" (OnStartedLeading) and lasts until its work stops: "acting-end" (the leading
 // context is done), or the process exits or crashes. A paused leader still acts: it resumes
 // with its old belief.

@@ -1,4 +1,4 @@
-#include "properties/acting_leaders.hpp"
+#include "models/election/acting_leaders.hpp"
 
 #include <array>
 #include <string_view>
