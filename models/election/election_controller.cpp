@@ -31,7 +31,8 @@ ElectionController::ElectionController(ElectionControllerConfig config, api::Api
                  const api::ObjectPtr& candidate) {
             if (pending_ping(*candidate)) return;  // our own ping's echo
             enqueue(env, lease_of(*candidate));
-          }) {}
+          }),
+      queue_(config.queue_tag) {}
 
 void ElectionController::run(Env& env) {
   auto synced = [this](Env& e) {
@@ -49,9 +50,7 @@ void ElectionController::stop(Env& env) {
   stopped_ = true;
   leases_.stop(env);
   candidates_.stop(env);
-  for (const auto& [key, wait] : waiting_) env.cancel_timer(wait.second);
-  waiting_.clear();
-  waiting_by_tag_.clear();
+  queue_.shut_down(env);
   if (gc_timer_.has_value()) env.cancel_timer(*gc_timer_);
   gc_timer_.reset();
   transport_.cancel_all(env);  // the step in flight finishes now, with errors, and stops
@@ -59,44 +58,23 @@ void ElectionController::stop(Env& env) {
 
 void ElectionController::enqueue(Env& env, const api::ObjectKey& lease) {
   if (stopped_) return;
-  if (processing_ == lease) {
-    dirty_.insert(lease);
-    return;
-  }
-  if (queued_.insert(lease).second) queue_.push_back(lease);
+  queue_.add(lease);
   work(env);
 }
 
-void ElectionController::add_after(Env& env, const api::ObjectKey& lease, Duration after) {
-  const LocalTime due = env.monotonic_now() + after;
-  const auto it = waiting_.find(lease);
-  if (it != waiting_.end()) {
-    if (it->second.first <= due) return;  // an earlier AddAfter stands
-    env.cancel_timer(it->second.second);
-    waiting_.erase(it);
-  }
-  const std::uint64_t id = next_wait_++;
-  HASIM_ASSERT(id < (1ULL << 56));
-  waiting_by_tag_[id] = lease;
-  waiting_[lease] = {due, env.set_timer(after, config_.queue_tag | id)};
-}
-
 void ElectionController::work(Env& env) {
-  if (stopped_ || !synced_ || processing_.has_value() || queue_.empty()) return;
-  processing_ = queue_.front();
-  queue_.pop_front();
-  queued_.erase(*processing_);
+  if (stopped_ || !synced_) return;
+  const std::optional<api::ObjectKey> next = queue_.get();
+  if (!next.has_value()) return;
   const ElectionListers listers{&leases_.items(), &candidates_.items()};
   reconcile_election_step(
-      env, transport_, listers, *processing_, config_.options,
-      [this](Env& e, Duration requeue, const std::optional<std::string>& error) {
-        const api::ObjectKey key = *processing_;
-        processing_.reset();
+      env, transport_, listers, *next, config_.options,
+      [this, key = *next](Env& e, Duration requeue, const std::optional<std::string>& error) {
         if (stopped_) return;
         if (error)
           e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
-        if (requeue.ns > 0) add_after(e, key, requeue);
-        if (dirty_.erase(key) > 0) enqueue(e, key);
+        if (requeue.ns > 0) queue_.add_after(e, key, requeue);
+        queue_.done(key);
         work(e);
       });
 }
@@ -108,13 +86,8 @@ bool ElectionController::on_timer(Env& env, std::uint64_t tag) {
     collect_garbage(env);
     return true;
   }
-  if ((tag & api::ApiClient::kTagMask) != config_.queue_tag) return false;
-  const auto it = waiting_by_tag_.find(tag & ~api::ApiClient::kTagMask);
-  HASIM_ASSERT(it != waiting_by_tag_.end());
-  const api::ObjectKey lease = it->second;
-  waiting_by_tag_.erase(it);
-  waiting_.erase(lease);
-  enqueue(env, lease);
+  if (!queue_.on_timer(tag)) return false;
+  work(env);
   return true;
 }
 

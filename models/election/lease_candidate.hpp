@@ -12,6 +12,7 @@
 #include <string>
 
 #include "models/apiserver/informer.hpp"
+#include "models/election/work_queue.hpp"
 
 namespace hasim::election {
 
@@ -36,21 +37,15 @@ class LeaseCandidate {
   bool on_timer(Env& env, std::uint64_t tag);
 
  private:
-  void add_after(Env& env, Duration after);  // workqueue AddAfter: the earliest due wins
-  void add(Env& env);                        // workqueue Add
-  void process(Env& env);                    // the worker: ensureLease, then requeue
+  void add(Env& env);      // queue.Add, then the worker takes the key if it is idle
+  void process(Env& env);  // the worker: ensureLease, then requeue
   void done(Env& env, bool ok);
   api::ObjectKey key() const;
 
   CandidateConfig config_;
   api::ApiClient& client_;
   api::Informer informer_;
-  bool queued_ = false;      // in the queue, waiting for the worker
-  bool processing_ = false;  // the worker holds the key
-  bool dirty_ = false;       // added again while processing
-  std::optional<TimerId> delay_timer_;
-  LocalTime delay_due_{};
-  std::uint32_t failures_ = 0;
+  WorkQueue queue_;  // of the one key, key()
 };
 
 }  // namespace hasim::election
