@@ -1,6 +1,7 @@
 #include "models/apiserver/apiserver.hpp"
 
 #include "models/apiserver/ideal_store.hpp"
+#include "models/apiserver/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::api {
@@ -19,9 +20,9 @@ ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
 }
 
 void ApiServer::on_start(Env& env) {
-  env.trace("component-start", {{"component", "kube-apiserver"},
-                                {"version", config_.version},
-                                {"emulation", config_.emulation}});
+  env.trace(trace_kind::kComponentStart, {{"component", "kube-apiserver"},
+                                          {"version", config_.version},
+                                          {"emulation", config_.emulation}});
   if (config_.hook) {
     hook_ = config_.hook();
     hook_->on_start(env);
@@ -101,10 +102,11 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
   const Request& request = *pending.request;
   if (is_write(request.verb) && is_success(result.status)) {
     // Properties use this to tell whether a client could still change cluster state.
-    env.trace("write", {{"user", request.user},
-                        {"verb", std::string(to_string(request.verb))},
-                        {"object", describe(request.key)},
-                        {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
+    env.trace(trace_kind::kWrite,
+              {{"user", request.user},
+               {"verb", std::string(to_string(request.verb))},
+               {"object", describe(request.key)},
+               {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
   }
   reply(env, pending.client, request.id, result.status, result.object, result.items,
         result.revision);
@@ -168,8 +170,8 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
   if (!config_.store->events_after(from, backlog)) {
     return reply(env, pending.client, request.id, Status::gone);
   }
-  Watcher watcher{pending.client, request.id, request.key.kind, request.key.namespace_,
-                  request.key.name, from};
+  Watcher watcher{pending.client,         request.id,       request.key.kind,
+                  request.key.namespace_, request.key.name, from};
   reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
   // The cache has released everything up to `released`: the new watcher gets that part of the
   // backlog now, in revision order; the events still queued in the cache reach it as they do

@@ -1,5 +1,7 @@
 #include "models/cluster/component.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/trace_kinds.hpp"
 #include "models/election/coordinated_election.hpp"
 #include "models/election/identity.hpp"
 #include "models/election/multi_lock.hpp"
@@ -70,33 +72,33 @@ void Component::on_start(Env& env) {
   election::LeaderCallbacks callbacks;
   callbacks.onStartedLeading = [this](Env& e) {
     acting_ = true;
-    e.trace("acting-start", {{"lease", lease()},
-                             {"identity", identity_},
-                             {"component", config_.component},
-                             {"version", config_.version},
-                             {"emulation", config_.emulation}});
+    e.trace(trace_kind::kActingStart, {{"lease", lease()},
+                                       {"identity", identity_},
+                                       {"component", config_.component},
+                                       {"version", config_.version},
+                                       {"emulation", config_.emulation}});
     if (config_.work_interval.ns > 0) work(e);
   };
   callbacks.onLeadingContextDone = [this](Env& e) {
     acting_ = false;
     if (work_timer_.has_value()) e.cancel_timer(*work_timer_);
     work_timer_.reset();
-    e.trace("acting-end", {{"lease", lease()}, {"identity", identity_}});
+    e.trace(trace_kind::kActingEnd, {{"lease", lease()}, {"identity", identity_}});
   };
   callbacks.onStoppedLeading = [this](Env& e) {
     e.exit(terminating_ && config_.exit_zero_when_terminated ? 0 : 1);
   };
   callbacks.onNewLeader = [this](Env& e, const std::string& holder) {
-    e.trace("new-leader", {{"lease", lease()}, {"holder", holder}});
+    e.trace(trace_kind::kNewLeader, {{"lease", lease()}, {"holder", holder}});
   };
   elector_ = std::make_unique<election::LeaderElector>(config_.election, *lock_, *client_,
                                                        std::move(callbacks), kElectorTag);
-  env.trace("component-start", {{"component", config_.component},
-                                {"version", config_.version},
-                                {"emulation", config_.emulation},
-                                {"identity", identity_},
-                                {"lease", lease()},
-                                {"coordinated", config_.coordinated}});
+  env.trace(api::trace_kind::kComponentStart, {{"component", config_.component},
+                                               {"version", config_.version},
+                                               {"emulation", config_.emulation},
+                                               {"identity", identity_},
+                                               {"lease", lease()},
+                                               {"coordinated", config_.coordinated}});
   if (config_.coordinated) {
     // KCM and the scheduler: NewCandidate(kube-system, identity, <component lease>, binary,
     // emulation, OldestEmulationVersion), run beside leader election.

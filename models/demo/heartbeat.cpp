@@ -1,5 +1,6 @@
 #include "models/demo/heartbeat.hpp"
 
+#include "models/demo/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -15,7 +16,7 @@ void HeartbeatDetector::on_start(Env& env) {
     peers_.push_back(Peer{name, env.process(name), 0, false});
     HASIM_ASSERT(peers_.back().id != env.self());
   }
-  env.trace("detector-config",
+  env.trace(demo::trace_kind::kDetectorConfig,
             {{"interval_ns", config_.interval.ns}, {"timeout_ns", config_.timeout.ns}});
   for (std::size_t i = 0; i < peers_.size(); ++i) arm_timeout(env, i);
   send_heartbeats(env);
@@ -41,7 +42,7 @@ void HeartbeatDetector::on_message(Env& env, ProcessId from, const Message& mess
     if (peers_[i].id != from) continue;
     if (peers_[i].suspected) {
       peers_[i].suspected = false;
-      env.trace("trust", {{"peer", peers_[i].name}});
+      env.trace(demo::trace_kind::kTrust, {{"peer", peers_[i].name}});
     }
     arm_timeout(env, i);
     return;
@@ -61,7 +62,7 @@ void HeartbeatDetector::on_timer(Env& env, TimerId timer, std::uint64_t tag) {
   HASIM_ASSERT(!peer.suspected);  // the timer is re-armed only by a heartbeat, which trusts
   peer.timeout_timer = 0;
   peer.suspected = true;
-  env.trace("suspect", {{"peer", peer.name}});
+  env.trace(demo::trace_kind::kSuspect, {{"peer", peer.name}});
 }
 
 }  // namespace hasim

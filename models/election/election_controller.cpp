@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "models/election/coordinated_election.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -72,7 +73,8 @@ void ElectionController::work(Env& env) {
       [this, key = *next](Env& e, Duration requeue, const std::optional<std::string>& error) {
         if (stopped_) return;
         if (error)
-          e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
+          e.trace(trace_kind::kCleError,
+                  {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
         if (requeue.ns > 0) queue_.add_after(e, key, requeue);
         queue_.done(key);
         work(e);
@@ -93,7 +95,7 @@ bool ElectionController::on_timer(Env& env, std::uint64_t tag) {
 
 void ElectionController::collect_garbage(Env& env) {
   collect_lease_candidates(env, transport_, candidates_.items(), [](Env& e, int deleted) {
-    if (deleted > 0) e.trace("cle-gc", {{"deleted", static_cast<std::int64_t>(deleted)}});
+    if (deleted > 0) e.trace(trace_kind::kCleGc, {{"deleted", static_cast<std::int64_t>(deleted)}});
   });
   gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
 }

@@ -1,5 +1,6 @@
 #include "models/election/leader_elector.hpp"
 
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 #include <algorithm>
@@ -271,7 +272,7 @@ void LeaderElector::poll_finished(Env& env, bool renewed) {
     wait_timer_ = timer(env, config_.retryPeriod, kRenewWait);
     return;
   }
-  env.trace("lease-lost",
+  env.trace(trace_kind::kLeaseLost,
             {{"lock", lock_.describe()},
              {"reason", std::string(parent_canceled_ ? "canceled" : "renewDeadline")}});
   renew_loop_exited(env);
@@ -308,7 +309,7 @@ void LeaderElector::renew_loop_exited(Env& env) {
   }
   phase_ = Phase::releasing;
   release(env, [this](Env& e, bool released) {
-    e.trace("lease-release", {{"lock", lock_.describe()}, {"released", released}});
+    e.trace(trace_kind::kLeaseRelease, {{"lock", lock_.describe()}, {"released", released}});
     lock_.record_event(e, "stopped leading");
     finish(e);
   });
@@ -378,7 +379,8 @@ void LeaderElector::cancel(Env& env) {
       callbacks_.onLeadingContextDone(env);
       stop_timer(env, wait_timer_);
       if (context_ != 0) return poll_finished(env, false);
-      env.trace("lease-lost", {{"lock", lock_.describe()}, {"reason", std::string("canceled")}});
+      env.trace(trace_kind::kLeaseLost,
+                {{"lock", lock_.describe()}, {"reason", std::string("canceled")}});
       return renew_loop_exited(env);
     case Phase::releasing:
       if (leading_context_open_) {

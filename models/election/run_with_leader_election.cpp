@@ -2,6 +2,7 @@
 
 #include "models/election/identity.hpp"
 #include "models/election/object_lock.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -46,13 +47,13 @@ void RunWithLeaderElection::campaign(Env& env) {
     ElectionControllerConfig controller{config_.options, kQueueTag, kLeaseInformerTag,
                                         kCandidateInformerTag, kGcTag};
     controller_ = std::make_unique<ElectionController>(controller, *client_);
-    e.trace("cle-controller-start", {{"identity", identity_}});
+    e.trace(trace_kind::kCleControllerStart, {{"identity", identity_}});
     controller_->run(e);
   };
   callbacks.onLeadingContextDone = [this](Env& e) {
     controller_->stop(e);
     controller_.reset();
-    e.trace("cle-controller-stop", {{"identity", identity_}});
+    e.trace(trace_kind::kCleControllerStop, {{"identity", identity_}});
   };
   callbacks.onStoppedLeading = [this](Env& e) {
     if (stopped_) return stopped_(e);
