@@ -38,6 +38,10 @@ class World::ProcessEnv final : public Env {
     check_active();
     world_.send(id_, to, std::move(message), transport);
   }
+  TagSpace tag_space(std::string_view name) override {
+    check_active();
+    return world_.processes_[id_].tags.allocate(name);
+  }
   TimerId set_timer(Duration after, std::uint64_t tag) override {
     check_active();
     return world_.set_timer(id_, after, tag);
@@ -208,6 +212,7 @@ void World::start(ProcessId process) {
   ++slot.incarnation;
   slot.rng.emplace(
       root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
+  slot.tags = TagAllocator{};
   slot.model = slot.factory();
   HASIM_ASSERT(slot.model != nullptr);
   slot.state = ProcessState::running;

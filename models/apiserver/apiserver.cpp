@@ -5,14 +5,6 @@
 #include "sim/assert.hpp"
 
 namespace hasim::api {
-namespace {
-// Timer tags: what the timer is for in the top byte, the pending request's key below.
-constexpr std::uint64_t kExecute = 1ULL << 56;
-constexpr std::uint64_t kTimeout = 2ULL << 56;
-constexpr std::uint64_t kForward = 3ULL << 56;
-constexpr std::uint64_t kKindMask = 0xffULL << 56;
-}  // namespace
-
 ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.store != nullptr);
   HASIM_ASSERT(config_.conditions != nullptr);
@@ -20,6 +12,9 @@ ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
 }
 
 void ApiServer::on_start(Env& env) {
+  execute_tags_ = env.tag_space("apiserver-execute");
+  timeout_tags_ = env.tag_space("apiserver-timeout");
+  forward_tags_ = env.tag_space("apiserver-forward");
   env.trace(trace_kind::kComponentStart, {{"component", "kube-apiserver"},
                                           {"version", config_.version},
                                           {"emulation", config_.emulation}});
@@ -53,18 +48,17 @@ void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Reques
   const ApiServerConditions& conditions = *config_.conditions;
   if (conditions.unavailable) return reply(env, client, request->id, Status::unavailable);
   const std::uint64_t key = next_key_++;
-  HASIM_ASSERT(key < kExecute);
   const Verb verb = request->verb;
   Pending& pending = pending_[key];
   pending.client = client;
   pending.request = std::move(request);
   // The server-side timeout filter answers 504 if the handler has not finished in time.
-  pending.timeout = env.set_timer(config_.request_timeout, kTimeout | key);
+  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
   if (conditions.hangs(verb)) return;  // the kubernetes#44887 pattern: no answer until 504
   Duration delay = conditions.extra_latency;
   if (config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
   if (delay.ns == 0) return execute(env, key);
-  env.set_timer(delay, kExecute | key);
+  env.set_timer(delay, execute_tags_.tag(key));
 }
 
 void ApiServer::execute(Env& env, std::uint64_t key) {
@@ -113,30 +107,23 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
 }
 
 void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
-  if (tag >= ApiServerHook::kHookTagBase) {
-    HASIM_ASSERT(hook_ != nullptr);
-    return hook_->on_timer(env, tag);
+  if (execute_tags_.owns(tag)) return execute(env, execute_tags_.local(tag));
+  if (forward_tags_.owns(tag)) {
+    forward_timer_.reset();
+    return forward_due(env);
   }
-  const std::uint64_t key = tag & ~kKindMask;
-  switch (tag & kKindMask) {
-    case kExecute:
-      return execute(env, key);
-    case kForward:
-      forward_timer_.reset();
-      return forward_due(env);
-    case kTimeout: {
-      const auto it = pending_.find(key);
-      HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
-      const Pending pending = it->second;
-      pending_.erase(it);
-      // A store operation already under way may still commit: the client sees 504 for a
-      // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
-      reply(env, pending.client, pending.request->id, Status::timeout);
-      return;
-    }
-    default:
-      HASIM_ASSERT(false && "unknown apiserver timer");
+  if (timeout_tags_.owns(tag)) {
+    const auto it = pending_.find(timeout_tags_.local(tag));
+    HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
+    const Pending pending = it->second;
+    pending_.erase(it);
+    // A store operation already under way may still commit: the client sees 504 for a
+    // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
+    reply(env, pending.client, pending.request->id, Status::timeout);
+    return;
   }
+  HASIM_ASSERT(hook_ != nullptr);  // every other space is the hook's
+  hook_->on_timer(env, tag);
 }
 
 void ApiServer::reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object,
@@ -224,7 +211,7 @@ void ApiServer::forward_due(Env& env) {
     outgoing_.pop_front();
   }
   if (!outgoing_.empty() && !forward_timer_.has_value()) {
-    forward_timer_ = env.set_timer(outgoing_.front().due - now, kForward);
+    forward_timer_ = env.set_timer(outgoing_.front().due - now, forward_tags_.tag());
   }
 }
 

@@ -12,6 +12,7 @@ HeartbeatDetector::HeartbeatDetector(HeartbeatConfig config) : config_(std::move
 
 void HeartbeatDetector::on_start(Env& env) {
   HASIM_ASSERT(peers_.empty());
+  tags_ = env.tag_space("heartbeat");
   for (const std::string& name : config_.peers) {
     peers_.push_back(Peer{name, env.process(name), 0, false});
     HASIM_ASSERT(peers_.back().id != env.self());
@@ -27,13 +28,13 @@ void HeartbeatDetector::send_heartbeats(Env& env) {
   for (const Peer& peer : peers_) {
     env.send(peer.id, std::make_shared<Heartbeat>(sequence_), Transport::datagram);
   }
-  env.set_timer(config_.interval, kSendTag);
+  env.set_timer(config_.interval, tags_.tag(kSendTag));
 }
 
 void HeartbeatDetector::arm_timeout(Env& env, std::size_t index) {
   Peer& peer = peers_[index];
   if (peer.timeout_timer != 0) env.cancel_timer(peer.timeout_timer);
-  peer.timeout_timer = env.set_timer(config_.timeout, 1 + index);
+  peer.timeout_timer = env.set_timer(config_.timeout, tags_.tag(1 + index));
 }
 
 void HeartbeatDetector::on_message(Env& env, ProcessId from, const Message& message) {
@@ -51,11 +52,11 @@ void HeartbeatDetector::on_message(Env& env, ProcessId from, const Message& mess
 }
 
 void HeartbeatDetector::on_timer(Env& env, TimerId timer, std::uint64_t tag) {
-  if (tag == kSendTag) {
+  if (tags_.local(tag) == kSendTag) {
     send_heartbeats(env);
     return;
   }
-  const std::size_t index = tag - 1;
+  const std::size_t index = tags_.local(tag) - 1;
   HASIM_ASSERT(index < peers_.size());
   Peer& peer = peers_[index];
   HASIM_ASSERT(peer.timeout_timer == timer);

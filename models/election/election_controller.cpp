@@ -22,25 +22,25 @@ api::ObjectKey lease_of(const api::Object& candidate) {
 ElectionController::ElectionController(ElectionControllerConfig config, api::ApiClient& client)
     : config_(config),
       transport_(client),
-      leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tag}, client,
+      leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tags}, client,
               [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
                      const api::ObjectPtr& lease) { enqueue(env, lease->key); }),
       candidates_(
-          api::InformerConfig{api::Kind::lease_candidate, {}, {}, config.candidate_informer_tag},
+          api::InformerConfig{api::Kind::lease_candidate, {}, {}, config.candidate_informer_tags},
           client,
           [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
                  const api::ObjectPtr& candidate) {
             if (pending_ping(*candidate)) return;  // our own ping's echo
             enqueue(env, lease_of(*candidate));
           }),
-      queue_(config.queue_tag) {}
+      queue_(config.queue_tags) {}
 
 void ElectionController::run(Env& env) {
   auto synced = [this](Env& e) {
     if (synced_ || !leases_.has_synced() || !candidates_.has_synced()) return;
     synced_ = true;
     for (const auto& [key, candidate] : candidates_.items()) enqueue(e, lease_of(*candidate));
-    gc_timer_ = e.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+    gc_timer_ = e.set_timer(kLeaseCandidateGCPeriod, config_.gc_tags.tag());
     work(e);
   };
   leases_.run(env, synced);
@@ -83,7 +83,7 @@ void ElectionController::work(Env& env) {
 
 bool ElectionController::on_timer(Env& env, std::uint64_t tag) {
   if (leases_.on_timer(env, tag) || candidates_.on_timer(env, tag)) return true;
-  if (tag == config_.gc_tag) {
+  if (tag == config_.gc_tags.tag()) {
     gc_timer_.reset();
     collect_garbage(env);
     return true;
@@ -97,7 +97,7 @@ void ElectionController::collect_garbage(Env& env) {
   collect_lease_candidates(env, transport_, candidates_.items(), [](Env& e, int deleted) {
     if (deleted > 0) e.trace(trace_kind::kCleGc, {{"deleted", static_cast<std::int64_t>(deleted)}});
   });
-  gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+  gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tags.tag());
 }
 
 void collect_lease_candidates(Env& env, api::ApiTransport& transport,

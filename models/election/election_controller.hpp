@@ -24,10 +24,11 @@ inline constexpr Duration kLeaseCandidateGCPeriod = minutes(30);
 
 struct ElectionControllerConfig {
   ElectionStepOptions options;
-  std::uint64_t queue_tag = 0;  // top bytes of this controller's timer tags
-  std::uint64_t lease_informer_tag = 0;
-  std::uint64_t candidate_informer_tag = 0;
-  std::uint64_t gc_tag = 0;
+  // The spaces of this controller's timers.
+  TagSpace queue_tags;
+  TagSpace lease_informer_tags;
+  TagSpace candidate_informer_tags;
+  TagSpace gc_tags;
 };
 
 class ElectionController {

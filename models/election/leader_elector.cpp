@@ -8,7 +8,6 @@
 
 namespace hasim::election {
 namespace {
-constexpr std::uint64_t kTagMask = 0xffULL << 56;
 enum TimerKind : std::uint64_t {
   kAcquireWait = 1,      // JitterUntil's wait between acquire tries
   kRenewWait = 2,        // Until's RetryPeriod between successful renew rounds
@@ -39,13 +38,13 @@ std::optional<std::string> validate(const LeaderElectionConfig& c, const std::st
 
 LeaderElector::LeaderElector(LeaderElectionConfig config, ResourceLock& lock,
                              api::ApiTransport& transport, LeaderCallbacks callbacks,
-                             std::uint64_t timer_tag)
+                             TagSpace timer_tags)
     : config_(std::move(config)),
       lock_(lock),
       transport_(transport),
       callbacks_(std::move(callbacks)),
-      timer_tag_(timer_tag) {
-  HASIM_ASSERT((timer_tag_ & ~kTagMask) == 0);
+      timer_tags_(timer_tags) {
+  HASIM_ASSERT(timer_tags_.valid());
   HASIM_ASSERT(callbacks_.onStartedLeading && callbacks_.onStoppedLeading);
   HASIM_ASSERT(callbacks_.onLeadingContextDone);
 }
@@ -394,8 +393,8 @@ void LeaderElector::cancel(Env& env) {
 }
 
 bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
-  if ((tag & kTagMask) != timer_tag_) return false;
-  switch (tag & ~kTagMask) {
+  if (!timer_tags_.owns(tag)) return false;
+  switch (timer_tags_.local(tag)) {
     case kAcquireWait:
       wait_timer_.reset();
       acquire_attempt(env);
@@ -428,7 +427,7 @@ bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
 }
 
 TimerId LeaderElector::timer(Env& env, Duration after, std::uint64_t kind) {
-  return env.set_timer(after, timer_tag_ | kind);
+  return env.set_timer(after, timer_tags_.tag(kind));
 }
 
 void LeaderElector::stop_timer(Env& env, std::optional<TimerId>& timer) {

@@ -8,7 +8,7 @@ LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
     : config_(std::move(config)),
       client_(client),
       informer_(api::InformerConfig{api::Kind::lease_candidate, config_.namespace_, config_.name,
-                                    config_.informer_tag},
+                                    config_.informer_tags},
                 client,
                 [this](Env& env, api::WatchEventType type, const api::ObjectPtr& /*old*/,
                        const api::ObjectPtr& object) {
@@ -20,7 +20,7 @@ LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
                     add(env);
                   }
                 }),
-      queue_(config_.timer_tag) {
+      queue_(config_.queue_tags) {
   HASIM_ASSERT(!config_.name.empty() && !config_.leaseName.empty());
   HASIM_ASSERT(!config_.binaryVersion.empty() && !config_.strategy.empty());
 }

@@ -25,8 +25,8 @@ struct CandidateConfig {
   std::string strategy;
   std::optional<std::int32_t> priority;  // the KEP's proposed field (priority mode only)
   Duration requeueInterval = minutes(5);
-  std::uint64_t timer_tag = 0;     // top byte: the work queue's delay timer
-  std::uint64_t informer_tag = 0;  // top byte: the informer's timers
+  TagSpace queue_tags;     // the work queue's delay timers
+  TagSpace informer_tags;  // the informer's timers
 };
 
 class LeaseCandidate {

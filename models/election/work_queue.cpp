@@ -3,10 +3,6 @@
 #include "sim/assert.hpp"
 
 namespace hasim::election {
-namespace {
-constexpr std::uint64_t kTagMask = 0xffULL << 56;
-}  // namespace
-
 Duration item_exponential_failure_delay(std::uint32_t failures) {
   constexpr Duration kBase = milliseconds(5);
   constexpr Duration kMax = seconds(1000);
@@ -15,8 +11,8 @@ Duration item_exponential_failure_delay(std::uint32_t failures) {
   return delay > kMax ? kMax : delay;
 }
 
-WorkQueue::WorkQueue(std::uint64_t timer_tag) : timer_tag_(timer_tag) {
-  HASIM_ASSERT((timer_tag_ & ~kTagMask) == 0);
+WorkQueue::WorkQueue(TagSpace timer_tags) : timer_tags_(timer_tags) {
+  HASIM_ASSERT(timer_tags_.valid());
 }
 
 void WorkQueue::add(const api::ObjectKey& key) {
@@ -38,9 +34,8 @@ void WorkQueue::add_after(Env& env, const api::ObjectKey& key, Duration after) {
     waiting_.erase(it);
   }
   const std::uint64_t id = next_wait_++;
-  HASIM_ASSERT(id < (1ULL << 56));
   waiting_by_id_[id] = key;
-  waiting_[key] = Waiting{due, env.set_timer(after, timer_tag_ | id), id};
+  waiting_[key] = Waiting{due, env.set_timer(after, timer_tags_.tag(id)), id};
 }
 
 void WorkQueue::add_rate_limited(Env& env, const api::ObjectKey& key) {
@@ -65,8 +60,8 @@ void WorkQueue::done(const api::ObjectKey& key) {
 }
 
 bool WorkQueue::on_timer(std::uint64_t tag) {
-  if ((tag & kTagMask) != timer_tag_) return false;
-  const auto it = waiting_by_id_.find(tag & ~kTagMask);
+  if (!timer_tags_.owns(tag)) return false;
+  const auto it = waiting_by_id_.find(timer_tags_.local(tag));
   HASIM_ASSERT(it != waiting_by_id_.end());
   const api::ObjectKey key = it->second;
   waiting_by_id_.erase(it);

@@ -28,8 +28,8 @@ Duration item_exponential_failure_delay(std::uint32_t failures);
 
 class WorkQueue {
  public:
-  // `timer_tag`: the owner's tag space (top byte) for the delay timers.
-  explicit WorkQueue(std::uint64_t timer_tag);
+  // `timer_tags`: the space for the delay timers.
+  explicit WorkQueue(TagSpace timer_tags);
 
   void add(const api::ObjectKey& key);
   void add_after(Env& env, const api::ObjectKey& key, Duration after);
@@ -52,7 +52,7 @@ class WorkQueue {
     std::uint64_t id = 0;
   };
 
-  std::uint64_t timer_tag_;
+  TagSpace timer_tags_;
   std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
   std::set<api::ObjectKey> queued_;
   std::optional<api::ObjectKey> processing_;

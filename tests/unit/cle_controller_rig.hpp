@@ -169,13 +169,6 @@ inline void check_elected(const api::LeaseSpec& spec, const std::string& holder)
 // n1's wall clock at true time 0: upstream's time.Now() when the test table is built.
 constexpr Duration kWallOffset = 960_h;
 constexpr LocalTime kT0 = LocalTime{} + kWallOffset;
-constexpr std::uint64_t kClientTag = 1ULL << 56;
-constexpr std::uint64_t kTickTag = 2ULL << 56;
-constexpr std::uint64_t kPostStartTag = 3ULL << 56;
-constexpr std::uint64_t kElectorTag = 4ULL << 56;
-constexpr std::uint64_t kCandidateTag = 5ULL << 56;
-constexpr std::uint64_t kCandidateInformerTag = 6ULL << 56;
-constexpr std::uint64_t kStartTag = 7ULL << 56;
 const std::string kApiServer = "n1/kube-apiserver";
 
 inline TrueTime at(Duration d) { return TrueTime{} + d; }
@@ -259,79 +252,83 @@ struct HelperConfig {
 class CandidatesHelper final : public Process {
  public:
   CandidatesHelper(HelperConfig config, std::shared_ptr<HelperLog> log)
-      : config_(std::move(config)),
-        log_(std::move(log)),
-        client_(api::ApiClientConfig{{kApiServer}, false, {}, "test-helper", kClientTag}) {}
+      : config_(std::move(config)), log_(std::move(log)) {}
 
   void on_start(Env& env) override {
-    env.set_timer(config_.tick, kTickTag);
-    env.set_timer(config_.after_start, kPostStartTag);
+    client_.emplace(
+        api::ApiClientConfig{{kApiServer}, false, {}, "test-helper", env.tag_space("client")});
+    tags_ = env.tag_space("helper");
+    env.set_timer(config_.tick, tags_.tag(kTick));
+    env.set_timer(config_.after_start, tags_.tag(kPostStart));
   }
   void on_message(Env& env, ProcessId, const Message& message) override {
-    client_.on_message(env, message);
+    client_->on_message(env, message);
   }
   void on_timer(Env& env, TimerId, std::uint64_t tag) override {
-    if (client_.on_timer(env, tag)) return;
-    if (tag == kPostStartTag) return post_start(env);
-    HASIM_ASSERT(tag == kTickTag);
-    env.set_timer(config_.tick, kTickTag);
+    if (client_->on_timer(env, tag)) return;
+    if (tag == tags_.tag(kPostStart)) return post_start(env);
+    HASIM_ASSERT(tag == tags_.tag(kTick));
+    env.set_timer(config_.tick, tags_.tag(kTick));
     tick(env);
   }
 
  private:
+  static constexpr std::uint64_t kTick = 0;  // local values in tags_
+  static constexpr std::uint64_t kPostStart = 1;
   static void ignore(Env&, const api::Response&) {}
 
   void post_start(Env& env) {
     for (const api::Object& object : config_.create_after_start) {
       auto created = std::make_shared<api::Object>(object);
       created->candidate.renewTime = api::micro_time(env.now());
-      client_.request(env, client_.new_context(), Verb::create, created->key, created, ignore);
+      client_->request(env, client_->new_context(), Verb::create, created->key, created, ignore);
     }
     for (const api::Object& object : config_.create_as_is_after_start) {
       auto created = std::make_shared<api::Object>(object);
-      client_.request(env, client_.new_context(), Verb::create, created->key, created, ignore);
+      client_->request(env, client_->new_context(), Verb::create, created->key, created, ignore);
     }
     for (const api::ObjectKey& key : config_.delete_after_start) {
-      client_.request(env, client_.new_context(), Verb::delete_, key, nullptr, ignore);
+      client_->request(env, client_->new_context(), Verb::delete_, key, nullptr, ignore);
     }
   }
 
   void tick(Env& env) {
-    client_.request(env, client_.new_context(), Verb::list,
-                    api::ObjectKey{Kind::lease_candidate, config_.namespace_, ""}, nullptr,
-                    [this](Env& e, const api::Response& listed) {
-                      if (listed.status != Status::ok) return;
-                      std::set<std::string> names;
-                      for (const api::ObjectPtr& c : listed.items) {
-                        names.insert(c->key.name);
-                        const api::LeaseCandidateSpec& spec = c->candidate;
-                        if (config_.ack_pings && spec.pingTime &&
-                            (!spec.renewTime || *spec.pingTime > *spec.renewTime)) {
-                          auto ack = std::make_shared<api::Object>(*c);
-                          ack->candidate.renewTime = api::micro_time(e.now());
-                          ++log_->acks;
-                          client_.request(e, client_.new_context(), Verb::update, ack->key, ack,
-                                          ignore);
-                        }
-                      }
-                      const api::ObjectKey lease{Kind::lease, config_.namespace_, config_.lease};
-                      client_.request(e, client_.new_context(), Verb::get, lease, nullptr,
-                                      [this, names, lease](Env& e2, const api::Response& got) {
-                                        if (got.status != Status::ok) return;
-                                        const api::LeaseSpec& spec = got.object->lease;
-                                        if (!spec.preferredHolder || !spec.holderIdentity) return;
-                                        if (*spec.preferredHolder == *spec.holderIdentity) return;
-                                        if (!names.contains(*spec.holderIdentity)) return;
-                                        ++log_->yields;
-                                        client_.request(e2, client_.new_context(), Verb::delete_,
-                                                        lease, nullptr, ignore);
-                                      });
-                    });
+    client_->request(env, client_->new_context(), Verb::list,
+                     api::ObjectKey{Kind::lease_candidate, config_.namespace_, ""}, nullptr,
+                     [this](Env& e, const api::Response& listed) {
+                       if (listed.status != Status::ok) return;
+                       std::set<std::string> names;
+                       for (const api::ObjectPtr& c : listed.items) {
+                         names.insert(c->key.name);
+                         const api::LeaseCandidateSpec& spec = c->candidate;
+                         if (config_.ack_pings && spec.pingTime &&
+                             (!spec.renewTime || *spec.pingTime > *spec.renewTime)) {
+                           auto ack = std::make_shared<api::Object>(*c);
+                           ack->candidate.renewTime = api::micro_time(e.now());
+                           ++log_->acks;
+                           client_->request(e, client_->new_context(), Verb::update, ack->key, ack,
+                                            ignore);
+                         }
+                       }
+                       const api::ObjectKey lease{Kind::lease, config_.namespace_, config_.lease};
+                       client_->request(e, client_->new_context(), Verb::get, lease, nullptr,
+                                        [this, names, lease](Env& e2, const api::Response& got) {
+                                          if (got.status != Status::ok) return;
+                                          const api::LeaseSpec& spec = got.object->lease;
+                                          if (!spec.preferredHolder || !spec.holderIdentity) return;
+                                          if (*spec.preferredHolder == *spec.holderIdentity) return;
+                                          if (!names.contains(*spec.holderIdentity)) return;
+                                          ++log_->yields;
+                                          client_->request(e2, client_->new_context(),
+                                                           Verb::delete_, lease, nullptr, ignore);
+                                        });
+                     });
   }
 
   HelperConfig config_;
   std::shared_ptr<HelperLog> log_;
-  api::ApiClient client_;
+  std::optional<api::ApiClient> client_;  // from on_start
+  TagSpace tags_;
 };
 
 inline api::Object ctrl_candidate(std::string name, std::string emulation, std::string binary) {
@@ -385,7 +382,8 @@ class FakeController final : public Process {
 
   void on_start(Env& env) override {
     if (config_.start_after.ns > 0) {
-      env.set_timer(config_.start_after, kStartTag);
+      start_tags_ = env.tag_space("start");
+      env.set_timer(config_.start_after, start_tags_.tag());
       return;
     }
     begin(env);
@@ -398,7 +396,7 @@ class FakeController final : public Process {
     client_->on_message(env, message);
   }
   void on_timer(Env& env, TimerId, std::uint64_t tag) override {
-    if (tag == kStartTag) return begin(env);
+    if (start_tags_.owns(tag)) return begin(env);
     if (client_->on_timer(env, tag) || elector_->on_timer(env, tag)) return;
     const bool handled = candidate_ != nullptr && candidate_->on_timer(env, tag);
     HASIM_ASSERT(handled);
@@ -406,8 +404,12 @@ class FakeController final : public Process {
 
  private:
   void begin(Env& env) {
-    client_ = std::make_unique<api::ApiClient>(api::ApiClientConfig{
-        {kApiServer}, false, cluster::default_client_timeout(5_s), config_.name, kClientTag});
+    client_ =
+        std::make_unique<api::ApiClient>(api::ApiClientConfig{{kApiServer},
+                                                              false,
+                                                              cluster::default_client_timeout(5_s),
+                                                              config_.name,
+                                                              env.tag_space("client")});
     lock_ = std::make_unique<ObjectLock>(
         api::ObjectKey{Kind::lease, config_.namespace_, config_.lease}, config_.name, *client_);
     LeaderElectionConfig election;
@@ -421,7 +423,7 @@ class FakeController final : public Process {
     callbacks.onLeadingContextDone = [](Env&) {};
     callbacks.onStoppedLeading = [log = log_](Env&) { ++log->stopped; };
     elector_ = std::make_unique<LeaderElector>(election, *lock_, *client_, std::move(callbacks),
-                                               kElectorTag);
+                                               env.tag_space("elector"));
     if (config_.coordinated) {
       CandidateConfig candidate;
       candidate.namespace_ = config_.namespace_;
@@ -430,8 +432,8 @@ class FakeController final : public Process {
       candidate.binaryVersion = config_.binary;
       candidate.emulationVersion = config_.emulation;
       candidate.strategy = config_.strategy;
-      candidate.timer_tag = kCandidateTag;
-      candidate.informer_tag = kCandidateInformerTag;
+      candidate.queue_tags = env.tag_space("candidate-queue");
+      candidate.informer_tags = env.tag_space("candidate-informer");
       candidate_ = std::make_unique<LeaseCandidate>(std::move(candidate), *client_);
       candidate_->run(env);
     }
@@ -440,6 +442,7 @@ class FakeController final : public Process {
 
   FakeControllerConfig config_;
   std::shared_ptr<FakeControllerLog> log_;
+  TagSpace start_tags_;  // the delayed start's timer
   std::unique_ptr<api::ApiClient> client_;
   std::unique_ptr<ObjectLock> lock_;
   std::unique_ptr<LeaderElector> elector_;

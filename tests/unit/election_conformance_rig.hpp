@@ -26,7 +26,6 @@ using hasim::api::Verb;
 using hasim::testing::FakeApi;
 using hasim::testing::FakeEnv;
 
-constexpr std::uint64_t kTag = std::uint64_t{7} << 56;
 // The wall clock reads differently from the monotonic one: decisions must use the latter.
 constexpr LocalTime kWallStart = LocalTime{} + 960_h;  // 40 days
 const std::string kSelf = "baz";
@@ -121,7 +120,7 @@ class Rig {
         env(1, kWallStart, LocalTime{}),
         api(&env, latency),
         lock(make_lock(api, primary, multi)),
-        elector(std::move(config), *lock, api, callbacks(), kTag) {}
+        elector(std::move(config), *lock, api, callbacks(), env.tag_space("elector")) {}
 
   // One tryAcquireOrRenew (or tryCoordinatedRenew), then maybeReportTransition as the
   // acquire and renew loops do after every try.

@@ -14,8 +14,6 @@ using namespace hasim::literals;
 
 namespace {
 
-constexpr std::uint64_t kTag = std::uint64_t{9} << 56;
-
 api::ObjectKey key(std::string name) {
   return api::ObjectKey{api::Kind::lease, "kube-system", std::move(name)};
 }
@@ -28,7 +26,8 @@ void fire_due(testing::FakeEnv& env, WorkQueue& queue) {
 }  // namespace
 
 TEST_CASE("work queue: FIFO of distinct keys, one at a time", "[workqueue]") {
-  WorkQueue queue(kTag);
+  testing::FakeEnv env(1);
+  WorkQueue queue(env.tag_space("queue"));
   queue.add(key("a"));
   queue.add(key("b"));
   queue.add(key("a"));  // already queued: no second entry
@@ -41,7 +40,8 @@ TEST_CASE("work queue: FIFO of distinct keys, one at a time", "[workqueue]") {
 }
 
 TEST_CASE("work queue: an add while processing is queued again on done", "[workqueue]") {
-  WorkQueue queue(kTag);
+  testing::FakeEnv env(1);
+  WorkQueue queue(env.tag_space("queue"));
   queue.add(key("a"));
   REQUIRE(queue.get() == key("a"));
   queue.add(key("a"));
@@ -55,7 +55,7 @@ TEST_CASE("work queue: an add while processing is queued again on done", "[workq
 
 TEST_CASE("work queue: add_after adds when due, and the earliest due wins", "[workqueue]") {
   testing::FakeEnv env(1);
-  WorkQueue queue(kTag);
+  WorkQueue queue(env.tag_space("queue"));
   queue.add_after(env, key("a"), 10_s);
   queue.add_after(env, key("a"), 20_s);  // later: ignored
   CHECK(env.pending_timers() == 1);
@@ -66,7 +66,7 @@ TEST_CASE("work queue: add_after adds when due, and the earliest due wins", "[wo
   env.advance(5_s);
   fire_due(env, queue);
   REQUIRE(queue.get() == key("a"));
-  CHECK_FALSE(queue.on_timer(std::uint64_t{8} << 56));  // another owner's tag
+  CHECK_FALSE(queue.on_timer(env.tag_space("other").tag(1)));  // another owner's tag
 
   queue.add_after(env, key("b"), 0_s);  // no delay: Add
   CHECK(env.pending_timers() == 0);
@@ -83,7 +83,7 @@ TEST_CASE("work queue: per-item exponential back-off, reset by forget", "[workqu
   CHECK(item_exponential_failure_delay(1000) == 1000_s);
 
   testing::FakeEnv env(1);
-  WorkQueue queue(kTag);
+  WorkQueue queue(env.tag_space("queue"));
   for (const Duration expected : {5_ms, 10_ms, 20_ms}) {
     queue.add_rate_limited(env, key("a"));
     CHECK(env.next_deadline() == env.monotonic_now() + expected);
@@ -99,7 +99,7 @@ TEST_CASE("work queue: per-item exponential back-off, reset by forget", "[workqu
 
 TEST_CASE("work queue: shut_down cancels every delay timer", "[workqueue]") {
   testing::FakeEnv env(1);
-  WorkQueue queue(kTag);
+  WorkQueue queue(env.tag_space("queue"));
   queue.add_after(env, key("a"), 1_s);
   queue.add_after(env, key("b"), 2_s);
   CHECK(env.pending_timers() == 2);
