@@ -45,7 +45,10 @@ std::vector<fs::path> scenario_files() {
   for (const auto& entry :
        fs::recursive_directory_iterator(fs::path(HASIM_SOURCE_DIR) / "scenarios")) {
     const fs::path& path = entry.path();
-    if (path.extension() == ".json" && path.filename() != "schema.json") files.insert(path);
+    const std::string name = path.filename().string();
+    // Not scenarios: the schema, and expected outputs kept beside a scenario.
+    const bool output = name.ends_with(".expected.json") || name.ends_with(".golden.json");
+    if (path.extension() == ".json" && name != "schema.json" && !output) files.insert(path);
   }
   return {files.begin(), files.end()};
 }
