@@ -1,5 +1,8 @@
 #include "properties/detect_crash.hpp"
 
+#include "models/demo/trace_kinds.hpp"
+#include "sim/trace_kinds.hpp"
+
 namespace hasim {
 namespace {
 std::string qualified(const TraceEvent& event) {
@@ -32,27 +35,27 @@ void DetectCrash::on_event(const TraceEvent& event) {
   check_deadlines(event.t, false);
   if (event.proc != "heartbeat") return;
   const std::string self = qualified(event);
-  if (event.kind == "start") {
+  if (event.kind == trace_kind::kStart) {
     running_[self] = true;
     suspects_[self].clear();  // a fresh incarnation trusts everyone
     discharge_where(self, false);
-  } else if (event.kind == "crash") {
+  } else if (event.kind == trace_kind::kCrash) {
     running_[self] = false;
     discharge_where(self, true);
     for (const auto& [observer, running] : running_) {
       if (!running || observer == self || suspects_[observer][self]) continue;
       pending_[{observer, self}] = Obligation{event.t + bound_, describe_event(event)};
     }
-  } else if (event.kind == "pause") {
+  } else if (event.kind == trace_kind::kPause) {
     running_[self] = false;  // a frozen observer cannot be expected to notice anything
     discharge_where(self, true);
-  } else if (event.kind == "resume") {
+  } else if (event.kind == trace_kind::kResume) {
     running_[self] = true;
-  } else if (event.kind == "suspect") {
+  } else if (event.kind == demo::trace_kind::kSuspect) {
     const std::string peer(event.string_field("peer"));
     suspects_[self][peer] = true;
     pending_.erase({self, peer});
-  } else if (event.kind == "trust") {
+  } else if (event.kind == demo::trace_kind::kTrust) {
     suspects_[self][std::string(event.string_field("peer"))] = false;
   }
 }

@@ -1,16 +1,22 @@
 #include "properties/eventually_leader.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+#include "sim/trace_kinds.hpp"
+
 namespace hasim {
 
 void EventuallyLeader::track_faults(const TraceEvent& event) {
   const std::string_view kind = event.kind;
-  if (kind == "partition") ++cuts_;
-  if (kind == "heal") cuts_ = event.string_field("cut") == "all" ? 0 : cuts_ - 1;
-  if (kind == "pause") paused_.insert(process_of(event));
-  if (kind == "resume" || kind == "crash") paused_.erase(process_of(event));
-  if (kind == "node-down") ++nodes_down_;
-  if (kind == "node-up") --nodes_down_;
-  if (kind.starts_with("apiserver-") && event.find("state") != nullptr) {
+  if (kind == trace_kind::kPartition) ++cuts_;
+  if (kind == trace_kind::kHeal) cuts_ = event.string_field("cut") == "all" ? 0 : cuts_ - 1;
+  if (kind == trace_kind::kPause) paused_.insert(process_of(event));
+  if (kind == trace_kind::kResume || kind == trace_kind::kCrash) paused_.erase(process_of(event));
+  if (kind == trace_kind::kNodeDown) ++nodes_down_;
+  if (kind == trace_kind::kNodeUp) --nodes_down_;
+  const bool apiserver_condition = kind == api::trace_kind::kApiserverSlow ||
+                                   kind == api::trace_kind::kApiserverHang ||
+                                   kind == api::trace_kind::kApiserverUnavailable;
+  if (apiserver_condition && event.find("state") != nullptr) {
     apiserver_faults_ += event.string_field("state") == "start" ? 1 : -1;
   }
   const std::int64_t active =
@@ -28,7 +34,7 @@ void EventuallyLeader::on_event(const TraceEvent& event) {
       leaderless_since_[change.lease] = event.t;
     }
   }
-  if (event.kind == "component-start" && !event.string_field("lease").empty()) {
+  if (event.kind == api::trace_kind::kComponentStart && !event.string_field("lease").empty()) {
     const std::string lease(event.string_field("lease"));
     if (!leaders_.acting().contains(lease) || leaders_.acting().at(lease).empty()) {
       leaderless_since_.emplace(lease, event.t);

@@ -5,7 +5,7 @@
 // candidates must take over anyway. Assumes at least one candidate can run.
 #include <set>
 
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {

@@ -1,9 +1,12 @@
 #include "properties/no_false_suspicion.hpp"
 
+#include "models/demo/trace_kinds.hpp"
+#include "sim/trace_kinds.hpp"
+
 namespace hasim {
 
 void NoFalseSuspicion::on_event(const TraceEvent& event) {
-  if (event.kind == "drop") {
+  if (event.kind == trace_kind::kDrop) {
     last_drop_[{std::string(event.string_field("from")), std::string(event.string_field("to"))}] =
         event.t;
     return;
@@ -11,23 +14,23 @@ void NoFalseSuspicion::on_event(const TraceEvent& event) {
   if (event.proc != "heartbeat") return;
   const std::string self = std::string(event.node) + "/" + std::string(event.proc);
   ProcessHistory& history = processes_[self];
-  if (event.kind == "start") {
+  if (event.kind == trace_kind::kStart) {
     history.running = true;
     history.running_since = event.t;
-  } else if (event.kind == "crash") {
+  } else if (event.kind == trace_kind::kCrash) {
     history.running = false;
-  } else if (event.kind == "pause") {
+  } else if (event.kind == trace_kind::kPause) {
     history.running = false;
     history.last_paused = event.t;
-  } else if (event.kind == "resume") {
+  } else if (event.kind == trace_kind::kResume) {
     history.running = true;
     history.running_since = event.t;
     history.last_paused = event.t;
-  } else if (event.kind == "recv") {
+  } else if (event.kind == trace_kind::kRecv) {
     last_recv_[{std::string(event.string_field("from")), self}] = describe_event(event);
-  } else if (event.kind == "detector-config") {
+  } else if (event.kind == demo::trace_kind::kDetectorConfig) {
     history.timeout = Duration{event.int_field("timeout_ns")};
-  } else if (event.kind == "suspect") {
+  } else if (event.kind == demo::trace_kind::kSuspect) {
     on_suspect(event, self);
   }
 }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 namespace {
@@ -40,7 +43,7 @@ std::string version_clause(const Actor& actor) {
 void NoSkew::on_event(const TraceEvent& event) {
   HASIM_ASSERT(event.t >= last_seen_);
   last_seen_ = event.t;
-  if (event.kind == "cle-elect") {
+  if (event.kind == election::trace_kind::kCleElect) {
     // The election controller names a leader (creating the Lease or taking it over). Only
     // the last decision per lease matters: an acting-start it names was its doing.
     last_election_[std::string(event.string_field("lease"))] = Election{
@@ -49,14 +52,15 @@ void NoSkew::on_event(const TraceEvent& event) {
     return;
   }
   bool changed = false;
-  if (event.kind == "component-start" && event.string_field("component") == kApiserver) {
+  if (event.kind == api::trace_kind::kComponentStart &&
+      event.string_field("component") == kApiserver) {
     const std::string version = emulation_of(event);
     if (!version.empty()) {
       serving_[process_of(event)] =
           Serving{version, parse_version(version), event.t, describe_event(event)};
       changed = true;
     }
-  } else if (event.kind == "crash" || event.kind == "exit") {
+  } else if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) {
     // A kube-apiserver serves until its process stops; node-down and disk-loss crash it.
     changed = serving_.erase(process_of(event)) > 0;
   }

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "models/election/semver.hpp"
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {

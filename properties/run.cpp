@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 
@@ -22,7 +23,7 @@ namespace {
 class RoleLog final : public TraceObserver {
  public:
   void on_event(const TraceEvent& event) override {
-    if (event.kind != "role-resolved") return;
+    if (event.kind != trace_kind::kRoleResolved) return;
     ResolvedRole r{event.t, "", "", ""};
     for (const TraceField& field : event.fields) {
       const auto* text = std::get_if<std::string>(&field.value);

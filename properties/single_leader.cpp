@@ -1,5 +1,7 @@
 #include "properties/single_leader.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+
 namespace hasim {
 namespace {
 constexpr std::size_t kRecent = 12;
@@ -8,7 +10,7 @@ std::string seconds_of(Duration d) { return format_seconds(d.ns) + "s"; }
 }  // namespace
 
 void SingleLeader::on_event(const TraceEvent& event) {
-  if (event.kind == "write") {
+  if (event.kind == api::trace_kind::kWrite) {
     const std::string_view user = event.string_field("user");
     for (Overlap& overlap : overlaps_) {
       if (!overlap.open) continue;
@@ -17,7 +19,7 @@ void SingleLeader::on_event(const TraceEvent& event) {
     }
     return;
   }
-  if (!is_notable(event) && event.kind != "component-start") return;
+  if (!is_notable(event) && event.kind != api::trace_kind::kComponentStart) return;
   if (is_notable(event)) {
     recent_.push_back(describe_event(event));
     if (recent_.size() > kRecent) recent_.pop_front();

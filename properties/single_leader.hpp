@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "hasim_version.hpp"
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "reports/html.hpp"
 #include "reports/svg.hpp"
 #include "scenarios/fault_json.hpp"

@@ -1,6 +1,6 @@
 #include "reports/failover_trial.hpp"
 
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "properties/single_leader.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/control_plane/control_plane.hpp"

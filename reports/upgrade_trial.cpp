@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "models/cluster/upgrade_plan.hpp"
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "properties/no_skew.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/control_plane/control_plane.hpp"

@@ -2,6 +2,7 @@
 
 #include "scenarios/system.hpp"
 #include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 namespace {
@@ -58,10 +59,11 @@ std::optional<ProcessId> resolve_role(World& world, const BuildState& built,
   const auto holder = role->resolve(world, built, argument);
   const auto process = holder ? world.find_process(*holder) : std::nullopt;
   if (!process) {
-    world.trace_fault("role-unresolved", "", {{"role", fault.role}, {"fault", fault.kind}});
+    world.trace_fault(trace_kind::kRoleUnresolved, "",
+                      {{"role", fault.role}, {"fault", fault.kind}});
     return std::nullopt;
   }
-  world.trace_fault("role-resolved", world.node_name(world.process_node(*process)),
+  world.trace_fault(trace_kind::kRoleResolved, world.node_name(world.process_node(*process)),
                     {{"role", fault.role}, {"fault", fault.kind}, {"process", *holder}});
   return process;
 }

@@ -95,6 +95,8 @@ struct ScenarioSystem {
   void (*schedule)(World& world, const Scenario& scenario, BuildState& built) = nullptr;
   std::vector<FaultKind> fault_kinds;
   std::vector<RoleKind> roles;  // fault-target roles it can resolve
+  // The trace event kinds its models emit, declared once in their trace_kinds.hpp.
+  std::vector<std::string_view> trace_kinds;
   // Words for the fuzzer's dictionary beyond its keys (enumeration values, kinds).
   std::vector<std::string> dictionary;
 };

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "sim/rng.hpp"
+#include "sim/tag_space.hpp"
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
 
@@ -67,6 +68,9 @@ class Env {
   // This process's random stream ("node/process"), forked from the run's root seed.
   virtual Rng& rng() = 0;
   virtual void send(ProcessId to, Message message, Transport transport = Transport::stream) = 0;
+  // A fresh space of timer tags for one timer owner in this process (see sim/tag_space.hpp),
+  // named for what it serves; once per name and incarnation.
+  virtual TagSpace tag_space(std::string_view name) = 0;
   // Fires after `after` of local monotonic time; `tag` is returned to on_timer.
   virtual TimerId set_timer(Duration after, std::uint64_t tag) = 0;
   // True if the timer was pending.

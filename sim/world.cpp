@@ -1,6 +1,7 @@
 #include "sim/world.hpp"
 
 #include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 namespace {
@@ -36,6 +37,10 @@ class World::ProcessEnv final : public Env {
   void send(ProcessId to, Message message, Transport transport) override {
     check_active();
     world_.send(id_, to, std::move(message), transport);
+  }
+  TagSpace tag_space(std::string_view name) override {
+    check_active();
+    return world_.processes_[id_].tags.allocate(name);
   }
   TimerId set_timer(Duration after, std::uint64_t tag) override {
     check_active();
@@ -132,7 +137,7 @@ void World::terminate(ProcessId process, Duration grace) {
   if (slot.state == ProcessState::stopped) return;
   if (slot.terminating) return;  // a second SIGTERM changes nothing
   slot.terminating = true;
-  trace_process(process, "terminate", {{"grace_ns", grace.ns}});
+  trace_process(process, trace_kind::kTerminate, {{"grace_ns", grace.ns}});
   const std::uint64_t incarnation = slot.incarnation;
   at(now() + grace, [this, process, incarnation] {
     const ProcessSlot& current = processes_[process];
@@ -150,7 +155,7 @@ void World::finish_exit(ProcessId process) {
   const int code = *slot.exit_code;
   const bool terminated = slot.terminating;
   stop(process);
-  trace_process(process, "exit", {{"code", static_cast<std::int64_t>(code)}});
+  trace_process(process, trace_kind::kExit, {{"code", static_cast<std::int64_t>(code)}});
   if (stop_handler_)
     stop_handler_(process, terminated ? StopReason::terminated : StopReason::exit, code);
 }
@@ -207,10 +212,12 @@ void World::start(ProcessId process) {
   ++slot.incarnation;
   slot.rng.emplace(
       root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
+  slot.tags = TagAllocator{};
   slot.model = slot.factory();
   HASIM_ASSERT(slot.model != nullptr);
   slot.state = ProcessState::running;
-  trace_process(process, "start", {{"incarnation", static_cast<std::int64_t>(slot.incarnation)}});
+  trace_process(process, trace_kind::kStart,
+                {{"incarnation", static_cast<std::int64_t>(slot.incarnation)}});
   invoke(process, [](Process& model, Env& env) { model.on_start(env); });
 }
 
@@ -271,7 +278,8 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   const std::vector<TrueTime> arrivals = network_.plan_delivery(now(), flight);
   if (arrivals.empty()) drop(flight, "loss");
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    if (i > 0) trace_world("duplicate", nodes_[flight.from_node].name, flight_fields(flight));
+    if (i > 0)
+      trace_world(trace_kind::kDuplicate, nodes_[flight.from_node].name, flight_fields(flight));
     scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
   }
 }
@@ -297,7 +305,7 @@ void World::deliver(std::uint64_t flight_index) {
     return refuse(flight);
   }
   trace_process(
-      flight.to, "recv",
+      flight.to, trace_kind::kRecv,
       {{"from", processes_[flight.from].qualified}, {"msg", std::string(flight.message->type())}});
   if (target.state == ProcessState::paused) {
     HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
@@ -347,7 +355,7 @@ void World::refuse(const Flight& flight) {
 void World::drop(const Flight& flight, std::string_view reason) {
   std::vector<TraceField> fields = flight_fields(flight);
   fields.push_back({"reason", std::string(reason)});
-  trace_world("drop", nodes_[flight.from_node].name, std::move(fields));
+  trace_world(trace_kind::kDrop, nodes_[flight.from_node].name, std::move(fields));
 }
 
 void World::trace_process(ProcessId process, std::string_view kind,

@@ -153,6 +153,7 @@ class World {
     std::deque<HeldInput> held;
     DurableStore durable;
     std::optional<Rng> rng;
+    TagAllocator tags;             // this incarnation's timer tag spaces
     std::optional<int> exit_code;  // set by Env::exit; acted on when the callback returns
     bool terminating = false;      // terminate() was called for this incarnation
   };

@@ -1,5 +1,6 @@
 // Fault injection: every fault is an explicit, traced step applied at now().
 #include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
@@ -20,7 +21,7 @@ void World::kill(ProcessId process, std::string_view reason, bool tell_superviso
   if (processes_.at(process).state == ProcessState::stopped) return;
   const bool terminated = processes_[process].terminating;
   stop(process);
-  trace_process(process, "crash", {{"reason", std::string(reason)}});
+  trace_process(process, trace_kind::kCrash, {{"reason", std::string(reason)}});
   if (tell_supervisor && stop_handler_) {
     stop_handler_(process, terminated ? StopReason::terminated : StopReason::crash, -1);
   }
@@ -59,14 +60,15 @@ void World::pause(ProcessId process) {
   ProcessSlot& slot = processes_.at(process);
   if (slot.state != ProcessState::running) return;
   slot.state = ProcessState::paused;
-  trace_process(process, "pause", {});
+  trace_process(process, trace_kind::kPause, {});
 }
 
 void World::resume(ProcessId process) {
   ProcessSlot& slot = processes_.at(process);
   if (slot.state != ProcessState::paused) return;
   slot.state = ProcessState::running;
-  trace_process(process, "resume", {{"held", static_cast<std::int64_t>(slot.held.size())}});
+  trace_process(process, trace_kind::kResume,
+                {{"held", static_cast<std::int64_t>(slot.held.size())}});
   deliver_held(process);
 }
 
@@ -74,7 +76,7 @@ void World::node_down(NodeId node) {
   NodeSlot& slot = nodes_.at(node);
   if (!slot.up) return;
   slot.up = false;
-  trace_world("node-down", slot.name, {});
+  trace_world(trace_kind::kNodeDown, slot.name, {});
   for (ProcessId process : slot.processes) kill(process, "node-down", false);
 }
 
@@ -82,7 +84,7 @@ void World::node_up(NodeId node) {
   NodeSlot& slot = nodes_.at(node);
   if (slot.up) return;
   slot.up = true;
-  trace_world("node-up", slot.name, {});
+  trace_world(trace_kind::kNodeUp, slot.name, {});
   for (ProcessId process : slot.processes) start(process);
 }
 
@@ -90,7 +92,7 @@ void World::clock_step(NodeId node, Duration delta) {
   NodeSlot& slot = nodes_.at(node);
   slot.clock.step(now(), delta);
   // Timers run on the monotonic clock, which a step does not move: nothing to reschedule.
-  trace_world("clock-step", slot.name,
+  trace_world(trace_kind::kClockStep, slot.name,
               {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
 }
 
@@ -107,25 +109,26 @@ void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
       timer.event = scheduler_.schedule(at, kTimer, process, id);
     }
   }
-  trace_world("clock-rate", slot.name, {{"rate_ppb", rate_ppb}});
+  trace_world(trace_kind::kClockRate, slot.name, {{"rate_ppb", rate_ppb}});
 }
 
 std::uint64_t World::partition(std::vector<DirectedEdge> cut) {
   const std::string description = describe_cut(cut, *this);
   const std::uint64_t id = network_.reachability().add_cut(std::move(cut));
-  trace_world("partition", {}, {{"cut", static_cast<std::int64_t>(id)}, {"edges", description}});
+  trace_world(trace_kind::kPartition, {},
+              {{"cut", static_cast<std::int64_t>(id)}, {"edges", description}});
   drop_unreachable_connections();
   return id;
 }
 
 void World::heal(std::uint64_t cut_id) {
   if (!network_.reachability().remove_cut(cut_id)) return;
-  trace_world("heal", {}, {{"cut", static_cast<std::int64_t>(cut_id)}});
+  trace_world(trace_kind::kHeal, {}, {{"cut", static_cast<std::int64_t>(cut_id)}});
 }
 
 void World::heal_all() {
   network_.reachability().remove_all_cuts();
-  trace_world("heal", {}, {{"cut", std::string("all")}});
+  trace_world(trace_kind::kHeal, {}, {{"cut", std::string("all")}});
 }
 
 void World::drop_unreachable_connections() {
@@ -134,14 +137,14 @@ void World::drop_unreachable_connections() {
     const NodeId node_b = processes_[b].node;
     if (reachable(node_a, node_b) && reachable(node_b, node_a)) continue;
     network_.drop_connection(a, b);
-    trace_world("connection-drop", {},
+    trace_world(trace_kind::kConnectionDrop, {},
                 {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
   }
 }
 
 void World::disk_loss(NodeId node) {
   NodeSlot& slot = nodes_.at(node);
-  trace_world("disk-loss", slot.name, {});
+  trace_world(trace_kind::kDiskLoss, slot.name, {});
   for (ProcessId process : slot.processes) {
     kill(process, "disk-loss", false);
     processes_[process].durable.entries.clear();
@@ -150,11 +153,11 @@ void World::disk_loss(NodeId node) {
 }
 
 void World::drop_connections(NodeId node) {
-  trace_world("drop-connections", nodes_.at(node).name, {});
+  trace_world(trace_kind::kDropConnections, nodes_.at(node).name, {});
   for (const auto& [a, b] : network_.open_connections()) {
     if (processes_[a].node == node || processes_[b].node == node) {
       network_.drop_connection(a, b);
-      trace_world("connection-drop", {},
+      trace_world(trace_kind::kConnectionDrop, {},
                   {{"a", processes_[a].qualified}, {"b", processes_[b].qualified}});
     }
   }

@@ -1,17 +1,10 @@
 #include "models/apiserver/apiserver.hpp"
 
 #include "models/apiserver/ideal_store.hpp"
+#include "models/apiserver/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::api {
-namespace {
-// Timer tags: what the timer is for in the top byte, the pending request's key below.
-constexpr std::uint64_t kExecute = 1ULL << 56;
-constexpr std::uint64_t kTimeout = 2ULL << 56;
-constexpr std::uint64_t kForward = 3ULL << 56;
-constexpr std::uint64_t kKindMask = 0xffULL << 56;
-}  // namespace
-
 ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.store != nullptr);
   HASIM_ASSERT(config_.conditions != nullptr);
@@ -19,9 +12,12 @@ ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
 }
 
 void ApiServer::on_start(Env& env) {
-  env.trace("component-start", {{"component", "kube-apiserver"},
-                                {"version", config_.version},
-                                {"emulation", config_.emulation}});
+  execute_tags_ = env.tag_space("apiserver-execute");
+  timeout_tags_ = env.tag_space("apiserver-timeout");
+  forward_tags_ = env.tag_space("apiserver-forward");
+  env.trace(trace_kind::kComponentStart, {{"component", "kube-apiserver"},
+                                          {"version", config_.version},
+                                          {"emulation", config_.emulation}});
   if (config_.hook) {
     hook_ = config_.hook();
     hook_->on_start(env);
@@ -52,18 +48,17 @@ void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Reques
   const ApiServerConditions& conditions = *config_.conditions;
   if (conditions.unavailable) return reply(env, client, request->id, Status::unavailable);
   const std::uint64_t key = next_key_++;
-  HASIM_ASSERT(key < kExecute);
   const Verb verb = request->verb;
   Pending& pending = pending_[key];
   pending.client = client;
   pending.request = std::move(request);
   // The server-side timeout filter answers 504 if the handler has not finished in time.
-  pending.timeout = env.set_timer(config_.request_timeout, kTimeout | key);
+  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
   if (conditions.hangs(verb)) return;  // the kubernetes#44887 pattern: no answer until 504
   Duration delay = conditions.extra_latency;
   if (config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
   if (delay.ns == 0) return execute(env, key);
-  env.set_timer(delay, kExecute | key);
+  env.set_timer(delay, execute_tags_.tag(key));
 }
 
 void ApiServer::execute(Env& env, std::uint64_t key) {
@@ -101,40 +96,34 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
   const Request& request = *pending.request;
   if (is_write(request.verb) && is_success(result.status)) {
     // Properties use this to tell whether a client could still change cluster state.
-    env.trace("write", {{"user", request.user},
-                        {"verb", std::string(to_string(request.verb))},
-                        {"object", describe(request.key)},
-                        {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
+    env.trace(trace_kind::kWrite,
+              {{"user", request.user},
+               {"verb", std::string(to_string(request.verb))},
+               {"object", describe(request.key)},
+               {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
   }
   reply(env, pending.client, request.id, result.status, result.object, result.items,
         result.revision);
 }
 
 void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
-  if (tag >= ApiServerHook::kHookTagBase) {
-    HASIM_ASSERT(hook_ != nullptr);
-    return hook_->on_timer(env, tag);
+  if (execute_tags_.owns(tag)) return execute(env, execute_tags_.local(tag));
+  if (forward_tags_.owns(tag)) {
+    forward_timer_.reset();
+    return forward_due(env);
   }
-  const std::uint64_t key = tag & ~kKindMask;
-  switch (tag & kKindMask) {
-    case kExecute:
-      return execute(env, key);
-    case kForward:
-      forward_timer_.reset();
-      return forward_due(env);
-    case kTimeout: {
-      const auto it = pending_.find(key);
-      HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
-      const Pending pending = it->second;
-      pending_.erase(it);
-      // A store operation already under way may still commit: the client sees 504 for a
-      // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
-      reply(env, pending.client, pending.request->id, Status::timeout);
-      return;
-    }
-    default:
-      HASIM_ASSERT(false && "unknown apiserver timer");
+  if (timeout_tags_.owns(tag)) {
+    const auto it = pending_.find(timeout_tags_.local(tag));
+    HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
+    const Pending pending = it->second;
+    pending_.erase(it);
+    // A store operation already under way may still commit: the client sees 504 for a
+    // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
+    reply(env, pending.client, pending.request->id, Status::timeout);
+    return;
   }
+  HASIM_ASSERT(hook_ != nullptr);  // every other space is the hook's
+  hook_->on_timer(env, tag);
 }
 
 void ApiServer::reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object,
@@ -168,8 +157,8 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
   if (!config_.store->events_after(from, backlog)) {
     return reply(env, pending.client, request.id, Status::gone);
   }
-  Watcher watcher{pending.client, request.id, request.key.kind, request.key.namespace_,
-                  request.key.name, from};
+  Watcher watcher{pending.client,         request.id,       request.key.kind,
+                  request.key.namespace_, request.key.name, from};
   reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
   // The cache has released everything up to `released`: the new watcher gets that part of the
   // backlog now, in revision order; the events still queued in the cache reach it as they do
@@ -222,7 +211,7 @@ void ApiServer::forward_due(Env& env) {
     outgoing_.pop_front();
   }
   if (!outgoing_.empty() && !forward_timer_.has_value()) {
-    forward_timer_ = env.set_timer(outgoing_.front().due - now, kForward);
+    forward_timer_ = env.set_timer(outgoing_.front().due - now, forward_tags_.tag());
   }
 }
 

@@ -31,11 +31,10 @@ struct ApiServerConditions {
 
 // A controller kube-apiserver runs in-process from a post-start hook (the Coordinated Leader
 // Election controller), talking to its own apiserver through a loopback client. The apiserver
-// hands it the answers and watch events addressed to this process, and timers whose tag's top
-// byte is at least kHookTagBase.
+// hands it the answers and watch events addressed to this process, and the timers of the tag
+// spaces it allocated (every space the apiserver did not).
 class ApiServerHook {
  public:
-  static constexpr std::uint64_t kHookTagBase = 0x10ULL << 56;
   virtual ~ApiServerHook() = default;
   virtual void on_start(Env& env) = 0;
   virtual void on_message(Env& env, const Message& message) = 0;
@@ -103,6 +102,11 @@ class ApiServer final : public Process {
   std::deque<Outgoing> outgoing_;
   std::optional<TimerId> forward_timer_;
   std::unique_ptr<ApiServerHook> hook_;
+  // Timer tag spaces: a pending request's execution and timeout (by its local key), and the
+  // watch cache's forwarding.
+  TagSpace execute_tags_;
+  TagSpace timeout_tags_;
+  TagSpace forward_tags_;
 };
 
 }  // namespace hasim::api

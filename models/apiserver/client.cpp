@@ -6,7 +6,7 @@ namespace hasim::api {
 
 ApiClient::ApiClient(ApiClientConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(!config_.apiservers.empty());
-  HASIM_ASSERT((config_.timer_tag & ~kTagMask) == 0);
+  HASIM_ASSERT(config_.timer_tags.valid());
 }
 
 ProcessId ApiClient::endpoint(Env& env) {
@@ -38,12 +38,12 @@ void ApiClient::watch(Env& env, ContextId context, ObjectKey key, std::uint64_t 
 
 void ApiClient::send(Env& env, ContextId context, std::shared_ptr<Request> request, Callback done) {
   const std::uint64_t id = next_id_++;
-  HASIM_ASSERT(id < (1ULL << 56));
+  HASIM_ASSERT(id < TagSpace::kLocalLimit);
   request->id = id;
   request->user = config_.user;
   Pending pending{context, std::nullopt, std::move(done)};
   if (config_.timeout.ns > 0)
-    pending.timeout = env.set_timer(config_.timeout, config_.timer_tag | id);
+    pending.timeout = env.set_timer(config_.timeout, config_.timer_tags.tag(id));
   pending_.emplace(id, std::move(pending));
   env.send(endpoint(env), std::move(request));
 }
@@ -114,8 +114,8 @@ void ApiClient::on_connection_closed(Env& env, ProcessId peer) {
 }
 
 bool ApiClient::on_timer(Env& env, std::uint64_t tag) {
-  if ((tag & kTagMask) != config_.timer_tag) return false;
-  const std::uint64_t id = tag & ~kTagMask;
+  if (!config_.timer_tags.owns(tag)) return false;
+  const std::uint64_t id = config_.timer_tags.local(tag);
   const auto it = pending_.find(id);
   HASIM_ASSERT(it != pending_.end());  // completion cancels the timer
   it->second.timeout.reset();          // it has fired

@@ -22,9 +22,9 @@ struct ApiClientConfig {
   // at random per connection and keeps it until a request fails or times out, as an HTTP/2
   // connection stays on one backend (kubernetes#125530).
   bool load_balanced = false;
-  Duration timeout{};           // http.Client.Timeout; zero means none
-  std::string user;             // identity for traces
-  std::uint64_t timer_tag = 0;  // the owner's tag space for this client: tag | request id
+  Duration timeout{};   // http.Client.Timeout; zero means none
+  std::string user;     // identity for traces
+  TagSpace timer_tags;  // for the timeouts: tag(request id)
 };
 
 using ContextId = std::uint64_t;
@@ -46,7 +46,6 @@ class ApiTransport {
 class ApiClient final : public ApiTransport {
  public:
   using WatchHandler = std::function<void(Env&, const WatchEvent&)>;
-  static constexpr std::uint64_t kTagMask = 0xffULL << 56;
 
   explicit ApiClient(ApiClientConfig config);
 

@@ -14,7 +14,7 @@ constexpr Duration kMinWatchTimeout = minutes(5);
 
 Informer::Informer(InformerConfig config, ApiClient& client, Handler handler)
     : config_(std::move(config)), client_(client), handler_(std::move(handler)) {
-  HASIM_ASSERT((config_.timer_tag & ~ApiClient::kTagMask) == 0);
+  HASIM_ASSERT(config_.timer_tags.valid());
 }
 
 void Informer::run(Env& env, std::function<void(Env&)> synced) {
@@ -74,7 +74,7 @@ void Informer::watch(Env& env) {
         const Duration timeout{kMinWatchTimeout.ns +
                                static_cast<std::int64_t>(
                                    e.rng().below(static_cast<std::uint64_t>(kMinWatchTimeout.ns)))};
-        timer_ = e.set_timer(timeout, config_.timer_tag | kRewatch);
+        timer_ = e.set_timer(timeout, config_.timer_tags.tag(kRewatch));
       },
       [this, generation](Env& e, const WatchEvent& event) {
         if (generation != generation_) return;
@@ -106,7 +106,7 @@ void Informer::retry(Env& env) {
   backoff_ = backoff_.ns == 0
                  ? kInitialBackoff
                  : (backoff_.ns * 2 > kMaxBackoff.ns ? kMaxBackoff : Duration{backoff_.ns * 2});
-  timer_ = env.set_timer(backoff_, config_.timer_tag | kRelist);
+  timer_ = env.set_timer(backoff_, config_.timer_tags.tag(kRelist));
 }
 
 void Informer::stop(Env& env) {
@@ -117,10 +117,10 @@ void Informer::stop(Env& env) {
 }
 
 bool Informer::on_timer(Env& env, std::uint64_t tag) {
-  if ((tag & ApiClient::kTagMask) != config_.timer_tag) return false;
+  if (!config_.timer_tags.owns(tag)) return false;
   timer_.reset();
-  if ((tag & ~ApiClient::kTagMask) == kRelist) return list(env), true;
-  HASIM_ASSERT((tag & ~ApiClient::kTagMask) == kRewatch);
+  if (config_.timer_tags.local(tag) == kRelist) return list(env), true;
+  HASIM_ASSERT(config_.timer_tags.local(tag) == kRewatch);
   client_.cancel(env, context_);  // the server ends the watch after timeoutSeconds
   watch(env);
   return true;

@@ -18,9 +18,9 @@ namespace hasim::api {
 
 struct InformerConfig {
   Kind kind = Kind::lease;
-  std::string namespace_;       // empty: all namespaces
-  std::string name;             // non-empty: fieldSelector metadata.name=<name>
-  std::uint64_t timer_tag = 0;  // the owner's tag space (top byte) for this informer's timers
+  std::string namespace_;  // empty: all namespaces
+  std::string name;        // non-empty: fieldSelector metadata.name=<name>
+  TagSpace timer_tags;     // for this informer's timers
 };
 
 class Informer {

@@ -1,5 +1,7 @@
 #include "models/cluster/component.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/trace_kinds.hpp"
 #include "models/election/coordinated_election.hpp"
 #include "models/election/identity.hpp"
 #include "models/election/multi_lock.hpp"
@@ -8,12 +10,6 @@
 
 namespace hasim::cluster {
 namespace {
-constexpr std::uint64_t kClientTag = 1ULL << 56;
-constexpr std::uint64_t kElectorTag = 2ULL << 56;
-constexpr std::uint64_t kWorkTag = 3ULL << 56;
-constexpr std::uint64_t kCandidateTag = 4ULL << 56;
-constexpr std::uint64_t kCandidateInformerTag = 5ULL << 56;
-
 std::unique_ptr<election::ResourceLock> make_lock(const ComponentConfig& c,
                                                   const std::string& identity,
                                                   api::ApiTransport& transport) {
@@ -64,39 +60,40 @@ void Component::on_start(Env& env) {
     client.timeout = Duration{};
   }
   client.user = identity_;
-  client.timer_tag = kClientTag;
+  client.timer_tags = env.tag_space("client");
   client_ = std::make_unique<api::ApiClient>(std::move(client));
   lock_ = make_lock(config_, identity_, *client_);
   election::LeaderCallbacks callbacks;
   callbacks.onStartedLeading = [this](Env& e) {
     acting_ = true;
-    e.trace("acting-start", {{"lease", lease()},
-                             {"identity", identity_},
-                             {"component", config_.component},
-                             {"version", config_.version},
-                             {"emulation", config_.emulation}});
+    e.trace(trace_kind::kActingStart, {{"lease", lease()},
+                                       {"identity", identity_},
+                                       {"component", config_.component},
+                                       {"version", config_.version},
+                                       {"emulation", config_.emulation}});
     if (config_.work_interval.ns > 0) work(e);
   };
   callbacks.onLeadingContextDone = [this](Env& e) {
     acting_ = false;
     if (work_timer_.has_value()) e.cancel_timer(*work_timer_);
     work_timer_.reset();
-    e.trace("acting-end", {{"lease", lease()}, {"identity", identity_}});
+    e.trace(trace_kind::kActingEnd, {{"lease", lease()}, {"identity", identity_}});
   };
   callbacks.onStoppedLeading = [this](Env& e) {
     e.exit(terminating_ && config_.exit_zero_when_terminated ? 0 : 1);
   };
   callbacks.onNewLeader = [this](Env& e, const std::string& holder) {
-    e.trace("new-leader", {{"lease", lease()}, {"holder", holder}});
+    e.trace(trace_kind::kNewLeader, {{"lease", lease()}, {"holder", holder}});
   };
-  elector_ = std::make_unique<election::LeaderElector>(config_.election, *lock_, *client_,
-                                                       std::move(callbacks), kElectorTag);
-  env.trace("component-start", {{"component", config_.component},
-                                {"version", config_.version},
-                                {"emulation", config_.emulation},
-                                {"identity", identity_},
-                                {"lease", lease()},
-                                {"coordinated", config_.coordinated}});
+  elector_ = std::make_unique<election::LeaderElector>(
+      config_.election, *lock_, *client_, std::move(callbacks), env.tag_space("elector"));
+  work_tags_ = env.tag_space("work");
+  env.trace(api::trace_kind::kComponentStart, {{"component", config_.component},
+                                               {"version", config_.version},
+                                               {"emulation", config_.emulation},
+                                               {"identity", identity_},
+                                               {"lease", lease()},
+                                               {"coordinated", config_.coordinated}});
   if (config_.coordinated) {
     // KCM and the scheduler: NewCandidate(kube-system, identity, <component lease>, binary,
     // emulation, OldestEmulationVersion), run beside leader election.
@@ -109,8 +106,8 @@ void Component::on_start(Env& env) {
     candidate.strategy = std::string(election::kOldestEmulationVersion);
     candidate.priority = config_.priority;
     candidate.requeueInterval = config_.candidate_renew_interval;
-    candidate.timer_tag = kCandidateTag;
-    candidate.informer_tag = kCandidateInformerTag;
+    candidate.queue_tags = env.tag_space("candidate-queue");
+    candidate.informer_tags = env.tag_space("candidate-informer");
     candidate_ = std::make_unique<election::LeaseCandidate>(std::move(candidate), *client_);
     candidate_->run(env);
   }
@@ -118,7 +115,7 @@ void Component::on_start(Env& env) {
 }
 
 void Component::work(Env& env) {
-  work_timer_ = env.set_timer(config_.work_interval, kWorkTag);
+  work_timer_ = env.set_timer(config_.work_interval, work_tags_.tag());
   // One reconcile write: an unconditional update (no resourceVersion), as controllers that
   // own an object write it.
   auto object = std::make_shared<api::Object>();
@@ -141,7 +138,7 @@ void Component::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (client_->on_timer(env, tag)) return;
   if (elector_->on_timer(env, tag)) return;
   if (candidate_ != nullptr && candidate_->on_timer(env, tag)) return;
-  HASIM_ASSERT(tag == kWorkTag);
+  HASIM_ASSERT(tag == work_tags_.tag());
   work_timer_.reset();
   if (acting_) work(env);
 }

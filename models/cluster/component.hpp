@@ -62,6 +62,7 @@ class Component final : public Process {
   bool acting_ = false;
   bool terminating_ = false;
   std::optional<TimerId> work_timer_;
+  TagSpace work_tags_;
 };
 
 }  // namespace hasim::cluster

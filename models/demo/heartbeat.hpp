@@ -41,7 +41,8 @@ class HeartbeatDetector final : public Process {
   bool suspects(std::size_t peer_index) const { return peers_.at(peer_index).suspected; }
 
  private:
-  static constexpr std::uint64_t kSendTag = 0;  // peer timeouts use tag = 1 + peer index
+  // Local values in tags_: the send timer; peer timeouts use 1 + the peer's index.
+  static constexpr std::uint64_t kSendTag = 0;
 
   struct Peer {
     std::string name;
@@ -55,6 +56,7 @@ class HeartbeatDetector final : public Process {
   HeartbeatConfig config_;
   std::vector<Peer> peers_;
   std::uint64_t sequence_ = 0;
+  TagSpace tags_;
 };
 
 }  // namespace hasim

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "models/election/coordinated_election.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -21,24 +22,25 @@ api::ObjectKey lease_of(const api::Object& candidate) {
 ElectionController::ElectionController(ElectionControllerConfig config, api::ApiClient& client)
     : config_(config),
       transport_(client),
-      leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tag}, client,
+      leases_(api::InformerConfig{api::Kind::lease, {}, {}, config.lease_informer_tags}, client,
               [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
                      const api::ObjectPtr& lease) { enqueue(env, lease->key); }),
       candidates_(
-          api::InformerConfig{api::Kind::lease_candidate, {}, {}, config.candidate_informer_tag},
+          api::InformerConfig{api::Kind::lease_candidate, {}, {}, config.candidate_informer_tags},
           client,
           [this](Env& env, api::WatchEventType, const api::ObjectPtr&,
                  const api::ObjectPtr& candidate) {
             if (pending_ping(*candidate)) return;  // our own ping's echo
             enqueue(env, lease_of(*candidate));
-          }) {}
+          }),
+      queue_(config.queue_tags) {}
 
 void ElectionController::run(Env& env) {
   auto synced = [this](Env& e) {
     if (synced_ || !leases_.has_synced() || !candidates_.has_synced()) return;
     synced_ = true;
     for (const auto& [key, candidate] : candidates_.items()) enqueue(e, lease_of(*candidate));
-    gc_timer_ = e.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+    gc_timer_ = e.set_timer(kLeaseCandidateGCPeriod, config_.gc_tags.tag());
     work(e);
   };
   leases_.run(env, synced);
@@ -49,9 +51,7 @@ void ElectionController::stop(Env& env) {
   stopped_ = true;
   leases_.stop(env);
   candidates_.stop(env);
-  for (const auto& [key, wait] : waiting_) env.cancel_timer(wait.second);
-  waiting_.clear();
-  waiting_by_tag_.clear();
+  queue_.shut_down(env);
   if (gc_timer_.has_value()) env.cancel_timer(*gc_timer_);
   gc_timer_.reset();
   transport_.cancel_all(env);  // the step in flight finishes now, with errors, and stops
@@ -59,70 +59,45 @@ void ElectionController::stop(Env& env) {
 
 void ElectionController::enqueue(Env& env, const api::ObjectKey& lease) {
   if (stopped_) return;
-  if (processing_ == lease) {
-    dirty_.insert(lease);
-    return;
-  }
-  if (queued_.insert(lease).second) queue_.push_back(lease);
+  queue_.add(lease);
   work(env);
 }
 
-void ElectionController::add_after(Env& env, const api::ObjectKey& lease, Duration after) {
-  const LocalTime due = env.monotonic_now() + after;
-  const auto it = waiting_.find(lease);
-  if (it != waiting_.end()) {
-    if (it->second.first <= due) return;  // an earlier AddAfter stands
-    env.cancel_timer(it->second.second);
-    waiting_.erase(it);
-  }
-  const std::uint64_t id = next_wait_++;
-  HASIM_ASSERT(id < (1ULL << 56));
-  waiting_by_tag_[id] = lease;
-  waiting_[lease] = {due, env.set_timer(after, config_.queue_tag | id)};
-}
-
 void ElectionController::work(Env& env) {
-  if (stopped_ || !synced_ || processing_.has_value() || queue_.empty()) return;
-  processing_ = queue_.front();
-  queue_.pop_front();
-  queued_.erase(*processing_);
+  if (stopped_ || !synced_) return;
+  const std::optional<api::ObjectKey> next = queue_.get();
+  if (!next.has_value()) return;
   const ElectionListers listers{&leases_.items(), &candidates_.items()};
   reconcile_election_step(
-      env, transport_, listers, *processing_, config_.options,
-      [this](Env& e, Duration requeue, const std::optional<std::string>& error) {
-        const api::ObjectKey key = *processing_;
-        processing_.reset();
+      env, transport_, listers, *next, config_.options,
+      [this, key = *next](Env& e, Duration requeue, const std::optional<std::string>& error) {
         if (stopped_) return;
         if (error)
-          e.trace("cle-error", {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
-        if (requeue.ns > 0) add_after(e, key, requeue);
-        if (dirty_.erase(key) > 0) enqueue(e, key);
+          e.trace(trace_kind::kCleError,
+                  {{"lease", key.namespace_ + "/" + key.name}, {"error", *error}});
+        if (requeue.ns > 0) queue_.add_after(e, key, requeue);
+        queue_.done(key);
         work(e);
       });
 }
 
 bool ElectionController::on_timer(Env& env, std::uint64_t tag) {
   if (leases_.on_timer(env, tag) || candidates_.on_timer(env, tag)) return true;
-  if (tag == config_.gc_tag) {
+  if (tag == config_.gc_tags.tag()) {
     gc_timer_.reset();
     collect_garbage(env);
     return true;
   }
-  if ((tag & api::ApiClient::kTagMask) != config_.queue_tag) return false;
-  const auto it = waiting_by_tag_.find(tag & ~api::ApiClient::kTagMask);
-  HASIM_ASSERT(it != waiting_by_tag_.end());
-  const api::ObjectKey lease = it->second;
-  waiting_by_tag_.erase(it);
-  waiting_.erase(lease);
-  enqueue(env, lease);
+  if (!queue_.on_timer(tag)) return false;
+  work(env);
   return true;
 }
 
 void ElectionController::collect_garbage(Env& env) {
   collect_lease_candidates(env, transport_, candidates_.items(), [](Env& e, int deleted) {
-    if (deleted > 0) e.trace("cle-gc", {{"deleted", static_cast<std::int64_t>(deleted)}});
+    if (deleted > 0) e.trace(trace_kind::kCleGc, {{"deleted", static_cast<std::int64_t>(deleted)}});
   });
-  gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tag);
+  gc_timer_ = env.set_timer(kLeaseCandidateGCPeriod, config_.gc_tags.tag());
 }
 
 void collect_lease_candidates(Env& env, api::ApiTransport& transport,

@@ -9,15 +9,14 @@
 // controller may start after the informers. Every 30 min the collector deletes candidates
 // expired for 30 min, after re-reading each from the API.
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "models/apiserver/informer.hpp"
 #include "models/apiserver/scoped_transport.hpp"
 #include "models/election/election_step.hpp"
+#include "models/election/work_queue.hpp"
 
 namespace hasim::election {
 
@@ -25,10 +24,11 @@ inline constexpr Duration kLeaseCandidateGCPeriod = minutes(30);
 
 struct ElectionControllerConfig {
   ElectionStepOptions options;
-  std::uint64_t queue_tag = 0;  // top bytes of this controller's timer tags
-  std::uint64_t lease_informer_tag = 0;
-  std::uint64_t candidate_informer_tag = 0;
-  std::uint64_t gc_tag = 0;
+  // The spaces of this controller's timers.
+  TagSpace queue_tags;
+  TagSpace lease_informer_tags;
+  TagSpace candidate_informer_tags;
+  TagSpace gc_tags;
 };
 
 class ElectionController {
@@ -43,7 +43,6 @@ class ElectionController {
 
  private:
   void enqueue(Env& env, const api::ObjectKey& lease);
-  void add_after(Env& env, const api::ObjectKey& lease, Duration after);
   void work(Env& env);  // the worker takes the next key, if idle
   void collect_garbage(Env& env);
 
@@ -51,13 +50,7 @@ class ElectionController {
   api::ScopedTransport transport_;
   api::Informer leases_;
   api::Informer candidates_;
-  std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
-  std::set<api::ObjectKey> queued_;
-  std::optional<api::ObjectKey> processing_;
-  std::set<api::ObjectKey> dirty_;                                   // added while being processed
-  std::map<api::ObjectKey, std::pair<LocalTime, TimerId>> waiting_;  // AddAfter
-  std::map<std::uint64_t, api::ObjectKey> waiting_by_tag_;
-  std::uint64_t next_wait_ = 1;
+  WorkQueue queue_;  // of Lease keys
   std::optional<TimerId> gc_timer_;
   bool synced_ = false;
   bool stopped_ = false;

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "models/election/coordinated_election.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -108,7 +109,7 @@ class Elect : public std::enable_shared_from_this<Elect> {
  private:
   void created(Env& env, const api::Response& response) {
     if (is_success(response.status)) {
-      trace(env, "cle-elect", "created the Lease");
+      trace(env, trace_kind::kCleElect, "created the Lease");
       return done_(env, kDefaultRequeueInterval, std::nullopt);
     }
     if (response.status != api::Status::already_exists) {
@@ -160,12 +161,13 @@ class Elect : public std::enable_shared_from_this<Elect> {
                                    std::string(api::to_string(response.status)));
           }
           if (decision == "end of term") {
-            e.trace("cle-preempt", {{"lease", self->lease_.namespace_ + "/" + self->lease_.name},
-                                    {"holder", previous},
-                                    {"preferredHolder", *self->desired_->lease.holderIdentity},
-                                    {"acked", describe_candidates(self->acked_)}});
+            e.trace(trace_kind::kClePreempt,
+                    {{"lease", self->lease_.namespace_ + "/" + self->lease_.name},
+                     {"holder", previous},
+                     {"preferredHolder", *self->desired_->lease.holderIdentity},
+                     {"acked", describe_candidates(self->acked_)}});
           } else if (!decision.empty()) {
-            self->trace(e, "cle-elect", decision);
+            self->trace(e, trace_kind::kCleElect, decision);
           }
           self->done_(e, kDefaultRequeueInterval, std::nullopt);
         });
@@ -249,8 +251,8 @@ void reconcile_election_step(Env& env, api::ApiTransport& transport, ElectionLis
     if (!can_vote_yet) return done(env, kDefaultRequeueInterval, std::nullopt);
     return elect->run(env, candidates, now);
   }
-  env.trace("cle-ping", {{"lease", lease.namespace_ + "/" + lease.name},
-                         {"candidates", static_cast<std::int64_t>(pings.size())}});
+  env.trace(trace_kind::kClePing, {{"lease", lease.namespace_ + "/" + lease.name},
+                                   {"candidates", static_cast<std::int64_t>(pings.size())}});
   auto group = std::make_shared<Pings>();
   group->outstanding = pings.size();
   group->done = std::move(done);

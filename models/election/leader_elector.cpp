@@ -1,5 +1,6 @@
 #include "models/election/leader_elector.hpp"
 
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 
 namespace hasim::election {
 namespace {
-constexpr std::uint64_t kTagMask = 0xffULL << 56;
 enum TimerKind : std::uint64_t {
   kAcquireWait = 1,      // JitterUntil's wait between acquire tries
   kRenewWait = 2,        // Until's RetryPeriod between successful renew rounds
@@ -38,13 +38,13 @@ std::optional<std::string> validate(const LeaderElectionConfig& c, const std::st
 
 LeaderElector::LeaderElector(LeaderElectionConfig config, ResourceLock& lock,
                              api::ApiTransport& transport, LeaderCallbacks callbacks,
-                             std::uint64_t timer_tag)
+                             TagSpace timer_tags)
     : config_(std::move(config)),
       lock_(lock),
       transport_(transport),
       callbacks_(std::move(callbacks)),
-      timer_tag_(timer_tag) {
-  HASIM_ASSERT((timer_tag_ & ~kTagMask) == 0);
+      timer_tags_(timer_tags) {
+  HASIM_ASSERT(timer_tags_.valid());
   HASIM_ASSERT(callbacks_.onStartedLeading && callbacks_.onStoppedLeading);
   HASIM_ASSERT(callbacks_.onLeadingContextDone);
 }
@@ -271,7 +271,7 @@ void LeaderElector::poll_finished(Env& env, bool renewed) {
     wait_timer_ = timer(env, config_.retryPeriod, kRenewWait);
     return;
   }
-  env.trace("lease-lost",
+  env.trace(trace_kind::kLeaseLost,
             {{"lock", lock_.describe()},
              {"reason", std::string(parent_canceled_ ? "canceled" : "renewDeadline")}});
   renew_loop_exited(env);
@@ -308,7 +308,7 @@ void LeaderElector::renew_loop_exited(Env& env) {
   }
   phase_ = Phase::releasing;
   release(env, [this](Env& e, bool released) {
-    e.trace("lease-release", {{"lock", lock_.describe()}, {"released", released}});
+    e.trace(trace_kind::kLeaseRelease, {{"lock", lock_.describe()}, {"released", released}});
     lock_.record_event(e, "stopped leading");
     finish(e);
   });
@@ -378,7 +378,8 @@ void LeaderElector::cancel(Env& env) {
       callbacks_.onLeadingContextDone(env);
       stop_timer(env, wait_timer_);
       if (context_ != 0) return poll_finished(env, false);
-      env.trace("lease-lost", {{"lock", lock_.describe()}, {"reason", std::string("canceled")}});
+      env.trace(trace_kind::kLeaseLost,
+                {{"lock", lock_.describe()}, {"reason", std::string("canceled")}});
       return renew_loop_exited(env);
     case Phase::releasing:
       if (leading_context_open_) {
@@ -392,8 +393,8 @@ void LeaderElector::cancel(Env& env) {
 }
 
 bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
-  if ((tag & kTagMask) != timer_tag_) return false;
-  switch (tag & ~kTagMask) {
+  if (!timer_tags_.owns(tag)) return false;
+  switch (timer_tags_.local(tag)) {
     case kAcquireWait:
       wait_timer_.reset();
       acquire_attempt(env);
@@ -426,7 +427,7 @@ bool LeaderElector::on_timer(Env& env, std::uint64_t tag) {
 }
 
 TimerId LeaderElector::timer(Env& env, Duration after, std::uint64_t kind) {
-  return env.set_timer(after, timer_tag_ | kind);
+  return env.set_timer(after, timer_tags_.tag(kind));
 }
 
 void LeaderElector::stop_timer(Env& env, std::optional<TimerId>& timer) {

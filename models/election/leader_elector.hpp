@@ -78,9 +78,9 @@ struct LeaderCallbacks {
 
 class LeaderElector {
  public:
-  // `timer_tag` is the owner's tag space (top byte) for this elector's timers.
+  // `timer_tags`: the space for this elector's timers.
   LeaderElector(LeaderElectionConfig config, ResourceLock& lock, api::ApiTransport& transport,
-                LeaderCallbacks callbacks, std::uint64_t timer_tag);
+                LeaderCallbacks callbacks, TagSpace timer_tags);
 
   void run(Env& env);                          // Run(ctx)
   void cancel(Env& env);                       // the ctx given to Run is cancelled (e.g. SIGTERM)
@@ -139,7 +139,7 @@ class LeaderElector {
   ResourceLock& lock_;
   api::ApiTransport& transport_;
   LeaderCallbacks callbacks_;
-  std::uint64_t timer_tag_;
+  TagSpace timer_tags_;
 
   // Observed state (leaderelection.go's bookkeeping).
   LeaderElectionRecord observed_record_;

@@ -3,23 +3,12 @@
 #include "sim/assert.hpp"
 
 namespace hasim::election {
-namespace {
-// workqueue.DefaultTypedControllerRateLimiter's per-item part: 5 ms * 2^failures, at most
-// 1000 s. (Its 10 qps bucket never binds for one key.)
-Duration rate_limited_delay(std::uint32_t failures) {
-  constexpr Duration kBase = milliseconds(5);
-  constexpr Duration kMax = seconds(1000);
-  if (failures >= 18) return kMax;  // 5 ms * 2^18 > 1000 s
-  const Duration delay{kBase.ns << failures};
-  return delay > kMax ? kMax : delay;
-}
-}  // namespace
 
 LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
     : config_(std::move(config)),
       client_(client),
       informer_(api::InformerConfig{api::Kind::lease_candidate, config_.namespace_, config_.name,
-                                    config_.informer_tag},
+                                    config_.informer_tags},
                 client,
                 [this](Env& env, api::WatchEventType type, const api::ObjectPtr& /*old*/,
                        const api::ObjectPtr& object) {
@@ -30,10 +19,10 @@ LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
                       (!spec.renewTime.has_value() || *spec.pingTime > *spec.renewTime)) {
                     add(env);
                   }
-                }) {
+                }),
+      queue_(config_.queue_tags) {
   HASIM_ASSERT(!config_.name.empty() && !config_.leaseName.empty());
   HASIM_ASSERT(!config_.binaryVersion.empty() && !config_.strategy.empty());
-  HASIM_ASSERT((config_.timer_tag & ~api::ApiClient::kTagMask) == 0);
 }
 
 api::ObjectKey LeaseCandidate::key() const {
@@ -46,37 +35,19 @@ void LeaseCandidate::run(Env& env) {
 
 bool LeaseCandidate::on_timer(Env& env, std::uint64_t tag) {
   if (informer_.on_timer(env, tag)) return true;
-  if (tag != config_.timer_tag) return false;
-  delay_timer_.reset();
-  add(env);
+  if (!queue_.on_timer(tag)) return false;
+  process(env);
   return true;
 }
 
 void LeaseCandidate::add(Env& env) {
-  if (processing_) {
-    dirty_ = true;
-    return;
-  }
-  if (queued_) return;
-  queued_ = true;
-  process(env);  // the one worker is idle: it takes the key now
-}
-
-void LeaseCandidate::add_after(Env& env, Duration after) {
-  if (after.ns <= 0) return add(env);
-  const LocalTime due = env.monotonic_now() + after;
-  if (delay_timer_.has_value()) {
-    if (delay_due_ <= due) return;
-    env.cancel_timer(*delay_timer_);
-  }
-  delay_due_ = due;
-  delay_timer_ = env.set_timer(after, config_.timer_tag);
+  queue_.add(key());
+  process(env);
 }
 
 // ensureLease: the lister (the informer's cache) decides between Create and Update.
 void LeaseCandidate::process(Env& env) {
-  queued_ = false;
-  processing_ = true;
+  if (!queue_.get().has_value()) return;  // the worker is busy, or nothing is queued
   const LocalTime now = api::micro_time(env.now());
   const api::ObjectPtr cached = informer_.get(key());
   auto object = std::make_shared<api::Object>();
@@ -101,17 +72,14 @@ void LeaseCandidate::process(Env& env) {
 }
 
 void LeaseCandidate::done(Env& env, bool ok) {
-  processing_ = false;
   if (ok) {
-    failures_ = 0;  // Forget
-    add_after(env, config_.requeueInterval);
+    queue_.forget(key());
+    queue_.add_after(env, key(), config_.requeueInterval);
   } else {
-    add_after(env, rate_limited_delay(failures_++));  // AddRateLimited
+    queue_.add_rate_limited(env, key());
   }
-  if (dirty_) {
-    dirty_ = false;
-    add(env);
-  }
+  queue_.done(key());
+  process(env);
 }
 
 }  // namespace hasim::election

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "models/apiserver/informer.hpp"
+#include "models/election/work_queue.hpp"
 
 namespace hasim::election {
 
@@ -24,8 +25,8 @@ struct CandidateConfig {
   std::string strategy;
   std::optional<std::int32_t> priority;  // the KEP's proposed field (priority mode only)
   Duration requeueInterval = minutes(5);
-  std::uint64_t timer_tag = 0;     // top byte: the work queue's delay timer
-  std::uint64_t informer_tag = 0;  // top byte: the informer's timers
+  TagSpace queue_tags;     // the work queue's delay timers
+  TagSpace informer_tags;  // the informer's timers
 };
 
 class LeaseCandidate {
@@ -36,21 +37,15 @@ class LeaseCandidate {
   bool on_timer(Env& env, std::uint64_t tag);
 
  private:
-  void add_after(Env& env, Duration after);  // workqueue AddAfter: the earliest due wins
-  void add(Env& env);                        // workqueue Add
-  void process(Env& env);                    // the worker: ensureLease, then requeue
+  void add(Env& env);      // queue.Add, then the worker takes the key if it is idle
+  void process(Env& env);  // the worker: ensureLease, then requeue
   void done(Env& env, bool ok);
   api::ObjectKey key() const;
 
   CandidateConfig config_;
   api::ApiClient& client_;
   api::Informer informer_;
-  bool queued_ = false;      // in the queue, waiting for the worker
-  bool processing_ = false;  // the worker holds the key
-  bool dirty_ = false;       // added again while processing
-  std::optional<TimerId> delay_timer_;
-  LocalTime delay_due_{};
-  std::uint32_t failures_ = 0;
+  WorkQueue queue_;  // of the one key, key()
 };
 
 }  // namespace hasim::election

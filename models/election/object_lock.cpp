@@ -1,5 +1,6 @@
 #include "models/election/object_lock.hpp"
 
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -68,10 +69,10 @@ void ObjectLock::update(Env& env, ContextId context, const LeaderElectionRecord&
 }
 
 void ObjectLock::record_event(Env& env, std::string_view message) {
-  env.trace("event", {{"type", std::string("Normal")},
-                      {"reason", std::string("LeaderElection")},
-                      {"object", api::describe(key_)},
-                      {"message", identity_ + " " + std::string(message)}});
+  env.trace(trace_kind::kEvent, {{"type", std::string("Normal")},
+                                 {"reason", std::string("LeaderElection")},
+                                 {"object", api::describe(key_)},
+                                 {"message", identity_ + " " + std::string(message)}});
 }
 
 }  // namespace hasim::election

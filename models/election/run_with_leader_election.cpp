@@ -2,20 +2,10 @@
 
 #include "models/election/identity.hpp"
 #include "models/election/object_lock.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
-namespace {
-// Timer tag spaces (top byte), all at or above ApiServerHook::kHookTagBase.
-constexpr std::uint64_t kClientTag = 0x10ULL << 56;
-constexpr std::uint64_t kElectorTag = 0x11ULL << 56;
-constexpr std::uint64_t kQueueTag = 0x12ULL << 56;
-constexpr std::uint64_t kLeaseInformerTag = 0x13ULL << 56;
-constexpr std::uint64_t kCandidateInformerTag = 0x14ULL << 56;
-constexpr std::uint64_t kGcTag = 0x15ULL << 56;
-constexpr std::uint64_t kUntilTag = 0x16ULL << 56;
-}  // namespace
-
 RunWithLeaderElection::RunWithLeaderElection(RunWithLeaderElectionConfig config)
     : config_(std::move(config)) {
   config_.election.releaseOnCancel = true;
@@ -31,8 +21,14 @@ void RunWithLeaderElection::on_start(Env& env) {
   api::ApiClientConfig client;
   client.apiservers = {config_.loopback};
   client.user = identity_;
-  client.timer_tag = kClientTag;  // the loopback client sets no timeout
+  client.timer_tags = env.tag_space("cle-client");  // the loopback client sets no timeout
   client_ = std::make_unique<api::ApiClient>(std::move(client));
+  // Each campaign's elector and controller are new objects on the same spaces: one at a time.
+  elector_tags_ = env.tag_space("cle-elector");
+  until_tags_ = env.tag_space("cle-until");
+  controller_config_ = ElectionControllerConfig{
+      config_.options, env.tag_space("cle-queue"), env.tag_space("cle-lease-informer"),
+      env.tag_space("cle-candidate-informer"), env.tag_space("cle-gc")};
   lock_ = std::make_unique<ObjectLock>(
       api::ObjectKey{api::Kind::lease, "kube-system", std::string(kElectionControllerLease)},
       identity_, *client_);
@@ -43,25 +39,23 @@ void RunWithLeaderElection::campaign(Env& env) {
   if (elector_transport_) elector_transport_->cancel_all(env);  // the old elector still exists
   LeaderCallbacks callbacks;
   callbacks.onStartedLeading = [this](Env& e) {
-    ElectionControllerConfig controller{config_.options, kQueueTag, kLeaseInformerTag,
-                                        kCandidateInformerTag, kGcTag};
-    controller_ = std::make_unique<ElectionController>(controller, *client_);
-    e.trace("cle-controller-start", {{"identity", identity_}});
+    controller_ = std::make_unique<ElectionController>(controller_config_, *client_);
+    e.trace(trace_kind::kCleControllerStart, {{"identity", identity_}});
     controller_->run(e);
   };
   callbacks.onLeadingContextDone = [this](Env& e) {
     controller_->stop(e);
     controller_.reset();
-    e.trace("cle-controller-stop", {{"identity", identity_}});
+    e.trace(trace_kind::kCleControllerStop, {{"identity", identity_}});
   };
   callbacks.onStoppedLeading = [this](Env& e) {
     if (stopped_) return stopped_(e);
-    until_timer_ = e.set_timer(config_.election.retryPeriod, kUntilTag);  // wait.Until
+    until_timer_ = e.set_timer(config_.election.retryPeriod, until_tags_.tag());  // wait.Until
   };
   elector_.reset();
   elector_transport_ = std::make_unique<api::ScopedTransport>(*client_);
   elector_ = std::make_unique<LeaderElector>(config_.election, *lock_, *elector_transport_,
-                                             std::move(callbacks), kElectorTag);
+                                             std::move(callbacks), elector_tags_);
   elector_->run(env);
 }
 
@@ -71,7 +65,7 @@ void RunWithLeaderElection::on_message(Env& env, const Message& message) {
 }
 
 void RunWithLeaderElection::on_timer(Env& env, std::uint64_t tag) {
-  if (tag == kUntilTag) {
+  if (tag == until_tags_.tag()) {
     until_timer_.reset();
     return campaign(env);  // the old elector has returned; replacing it here is safe
   }

@@ -51,6 +51,9 @@ class RunWithLeaderElection final : public api::ApiServerHook {
   std::unique_ptr<api::ScopedTransport> elector_transport_;
   std::unique_ptr<LeaderElector> elector_;
   std::unique_ptr<ElectionController> controller_;
+  ElectionControllerConfig controller_config_;  // with its timer tag spaces
+  TagSpace elector_tags_;
+  TagSpace until_tags_;  // wait.Until's wait between campaigns
   std::optional<TimerId> until_timer_;
   std::function<void(Env&)> stopped_;  // set by SIGTERM
 };

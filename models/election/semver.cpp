@@ -106,26 +106,21 @@ constexpr std::array<std::string_view, 25> kGoSpaces = {
     "\xE3\x80\x80",
 };
 
-std::string_view trim_go_space(std::string_view text) {
-  for (bool trimmed = true; trimmed && !text.empty();) {
-    trimmed = false;
-    for (std::string_view space : kGoSpaces) {
-      if (text.starts_with(space)) {
-        text.remove_prefix(space.size());
-        trimmed = true;
-        break;
-      }
-    }
+// The length of the Go space `text` starts with (at_end: ends with), or 0.
+std::size_t go_space_at(std::string_view text, bool at_end) {
+  for (std::string_view space : kGoSpaces) {
+    if (at_end ? text.ends_with(space) : text.starts_with(space)) return space.size();
   }
-  for (bool trimmed = true; trimmed && !text.empty();) {
-    trimmed = false;
-    for (std::string_view space : kGoSpaces) {
-      if (text.ends_with(space)) {
-        text.remove_suffix(space.size());
-        trimmed = true;
-        break;
-      }
-    }
+  return 0;
+}
+
+std::string_view trim_go_space(std::string_view text) {
+  // Bounded: each round removes at least one byte.
+  for (std::size_t n = go_space_at(text, false); n > 0; n = go_space_at(text, false)) {
+    text.remove_prefix(n);
+  }
+  for (std::size_t n = go_space_at(text, true); n > 0; n = go_space_at(text, true)) {
+    text.remove_suffix(n);
   }
   return text;
 }

@@ -5,6 +5,7 @@
 #include "models/apiserver/ideal_store.hpp"
 #include "models/cluster/component.hpp"
 #include "models/cluster/kubelet_backoff.hpp"
+#include "models/cluster/trace_kinds.hpp"
 #include "models/election/run_with_leader_election.hpp"
 #include "sim/assert.hpp"
 
@@ -74,7 +75,7 @@ void supervise(World& world, const KubeletSpec& spec) {
   world.set_stop_handler([w, backoff](ProcessId process, StopReason reason, int /*code*/) {
     if (reason == StopReason::terminated) return;
     const Duration delay = backoff->restart_delay(process, w->now());
-    w->trace_fault("kubelet-restart", w->node_name(w->process_node(process)),
+    w->trace_fault(cluster::trace_kind::kKubeletRestart, w->node_name(w->process_node(process)),
                    {{"process", w->process_name(process)}, {"after_ns", delay.ns}});
     w->at(w->now() + delay, [w, process] {
       if (w->process_state(process) == ProcessState::stopped) w->restart(process);

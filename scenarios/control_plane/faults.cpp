@@ -5,6 +5,7 @@
 #include <set>
 
 #include "models/apiserver/messages.hpp"
+#include "models/apiserver/trace_kinds.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/fault_json.hpp"
 #include "sim/did_you_mean.hpp"
@@ -93,6 +94,16 @@ void read_hang(Context& c, const Json& f, const std::string& path, FaultSpec& sp
   read_verbs(c.reader, f, path, spec);
 }
 
+// The trace kind of each apiserver fault's start and end: its own name, declared once.
+std::string_view trace_kind_of(const std::string& kind) {
+  for (std::string_view k : {api::trace_kind::kApiserverSlow, api::trace_kind::kApiserverHang,
+                             api::trace_kind::kApiserverUnavailable}) {
+    if (k == kind) return k;
+  }
+  HASIM_ASSERT(false && "not an apiserver fault");
+  return {};
+}
+
 // Sets (at `at`) and clears (at at + for, if any) a condition of the named apiservers.
 void apply(World& world, const Scenario&, const FaultSpec& fault, const BuildState& built) {
   const ControlPlaneWiring* wiring = built.get<ControlPlaneWiring>();
@@ -102,7 +113,8 @@ void apply(World& world, const Scenario&, const FaultSpec& fault, const BuildSta
     targets.emplace_back(node, wiring->conditions.at(node));
   std::set<api::Verb> verbs;
   for (const std::string& verb : fault.verbs) verbs.insert(*api::parse_verb(verb));  // checked
-  const auto set = [&world, targets, verbs, fault](bool on) {
+  const std::string_view trace_kind = trace_kind_of(fault.kind);
+  const auto set = [&world, targets, verbs, fault, trace_kind](bool on) {
     for (const auto& [node, conditions] : targets) {
       if (fault.kind == "apiserver-slow")
         conditions->extra_latency = on ? fault.latency : Duration{};
@@ -111,7 +123,7 @@ void apply(World& world, const Scenario&, const FaultSpec& fault, const BuildSta
         conditions->hang = on;
         conditions->hang_verbs = on ? verbs : std::set<api::Verb>{};
       }
-      world.trace_fault(fault.kind, node, {{"state", std::string(on ? "start" : "end")}});
+      world.trace_fault(trace_kind, node, {{"state", std::string(on ? "start" : "end")}});
     }
   };
   world.at(TrueTime{fault.at.ns}, [set] { set(true); });

@@ -1,11 +1,11 @@
 // The control plane's fault-target role "leader:NAMESPACE/NAME": whichever process acts as
 // that lease's leader when the fault fires, as the single-leader property defines acting
-// (from OnStartedLeading until its work stops; models/election/acting_leaders.hpp). So a
+// (from OnStartedLeading until its work stops; models/cluster/acting_leaders.hpp). So a
 // scenario can crash "the kube-controller-manager leader" without relying on which node won
 // the election.
 #include <algorithm>
 
-#include "models/election/acting_leaders.hpp"
+#include "models/cluster/acting_leaders.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 
 namespace hasim {
@@ -40,8 +40,7 @@ std::optional<std::string> check_lease(std::string_view lease) {
   return std::nullopt;
 }
 
-std::optional<std::string> resolve(const World&, const BuildState& built,
-                                   std::string_view lease) {
+std::optional<std::string> resolve(const World&, const BuildState& built, std::string_view lease) {
   const ControlPlaneWiring* wiring = built.get<ControlPlaneWiring>();
   if (wiring == nullptr || wiring->leaders == nullptr) return std::nullopt;
   return wiring->leaders->leader_of(lease);
@@ -55,8 +54,9 @@ RoleKind leader_role() {
 }
 
 void track_leaders(World& world, const Scenario& scenario, ControlPlaneWiring& wiring) {
-  const bool aimed = std::any_of(scenario.faults.begin(), scenario.faults.end(),
-                                 [](const FaultSpec& f) { return f.role.rfind("leader:", 0) == 0; });
+  const bool aimed =
+      std::any_of(scenario.faults.begin(), scenario.faults.end(),
+                  [](const FaultSpec& f) { return f.role.rfind("leader:", 0) == 0; });
   if (!aimed) return;
   auto tracker = std::make_shared<LeaderTracker>();
   world.trace().add_observer(tracker.get());

@@ -5,6 +5,9 @@
 #include <algorithm>
 
 #include "models/apiserver/messages.hpp"
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/trace_kinds.hpp"
+#include "models/election/trace_kinds.hpp"
 #include "models/election/resource_lock.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 
@@ -64,6 +67,14 @@ const ScenarioSystem& control_plane_scenario_system() {
     s.build = add_control_plane;
     s.fault_kinds = control_plane_fault_kinds();
     s.roles = {leader_role()};
+    for (const auto& kinds :
+         {std::vector<std::string_view>(api::trace_kind::kAll.begin(), api::trace_kind::kAll.end()),
+          std::vector<std::string_view>(election::trace_kind::kAll.begin(),
+                                        election::trace_kind::kAll.end()),
+          std::vector<std::string_view>(cluster::trace_kind::kAll.begin(),
+                                        cluster::trace_kind::kAll.end())}) {
+      s.trace_kinds.insert(s.trace_kinds.end(), kinds.begin(), kinds.end());
+    }
     s.dictionary = dictionary();
     return s;
   }();

@@ -1,6 +1,7 @@
 // The heartbeat demo as a registered system (scenarios/system.hpp): section "heartbeat", a
 // failure detector process "heartbeat" on every node (models/demo/heartbeat.hpp).
 #include "models/demo/heartbeat.hpp"
+#include "models/demo/trace_kinds.hpp"
 #include "scenarios/heartbeat/heartbeat.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "scenarios/system.hpp"
@@ -74,6 +75,7 @@ const ScenarioSystem& heartbeat_scenario_system() {
     s.processes_on = processes_on;
     s.process_origin = "\"heartbeat\" (\"heartbeat\" on every node)";
     s.build = add_heartbeat;
+    s.trace_kinds.assign(demo::trace_kind::kAll.begin(), demo::trace_kind::kAll.end());
     s.dictionary = {"n1/heartbeat"};
     return s;
   }();

@@ -2,6 +2,7 @@
 // (nodes, network, faults and properties are the core of every scenario) and contributes the
 // fault kinds every system's processes and nodes can suffer.
 #include "scenarios/kernel/faults.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 
@@ -26,6 +27,7 @@ const ScenarioSystem& kernel_scenario_system() {
         {"fault:terminate", {"at", "kind", "for", "process", "grace", "role"}},
     };
     s.fault_kinds = kernel_fault_kinds();
+    s.trace_kinds.assign(trace_kind::kAll.begin(), trace_kind::kAll.end());
     s.dictionary = {"isolate", "groups", "oneway", "+50ppm", "-2s"};
     return s;
   }();

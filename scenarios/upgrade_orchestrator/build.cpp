@@ -2,6 +2,7 @@
 // kubelet replaces a node's static pods (SIGTERM with the grace period, and a container that
 // outlives it is killed), or the node is powered off; while it is down its versions change;
 // then each component starts at the new version.
+#include "models/cluster/trace_kinds.hpp"
 #include "models/cluster/upgrade_plan.hpp"
 #include "models/election/semver.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
@@ -43,7 +44,7 @@ void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built)
     switch (action.kind) {
       case cluster::UpgradeAction::Kind::stop_node:
         world.at(action.at, [w, node, action, power_off, grace = spec.grace] {
-          w->trace_fault("upgrade-stop", action.node,
+          w->trace_fault(cluster::trace_kind::kUpgradeStop, action.node,
                          {{"pass", static_cast<std::int64_t>(action.pass)}});
           if (power_off) return w->node_down(node);
           for (const std::string& component : cluster::control_plane_components()) {
@@ -56,7 +57,7 @@ void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built)
         world.at(action.at, [w, node, action, version, power_off] {
           version->binary = action.binary;
           version->emulation = action.emulation;
-          w->trace_fault("upgrade-node-up", action.node,
+          w->trace_fault(cluster::trace_kind::kUpgradeNodeUp, action.node,
                          {{"version", action.binary}, {"emulation", action.emulation}});
           if (power_off) w->node_up(node);  // the kubelet starts every static pod at boot
         });

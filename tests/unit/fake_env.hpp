@@ -118,6 +118,7 @@ class FakeEnv final : public Env {
   void send(ProcessId to, Message message, Transport transport) override {
     sent.push_back({to, std::move(message), transport});
   }
+  TagSpace tag_space(std::string_view name) override { return tags_.allocate(name); }
   TimerId set_timer(Duration after, std::uint64_t tag) override {
     const TimerId id = next_timer_id_++;
     const LocalTime deadline = monotonic_ + after;
@@ -154,6 +155,7 @@ class FakeEnv final : public Env {
   Rng rng_;
   ProcessId self_ = 1;
   TimerId next_timer_id_ = 1;
+  TagAllocator tags_;
   std::map<std::pair<LocalTime, TimerId>, std::uint64_t> timers_;  // (deadline, id) -> tag
   std::map<TimerId, LocalTime> deadlines_;
 };

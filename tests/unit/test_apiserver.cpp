@@ -2,6 +2,7 @@
 // compare-and-swap, AlreadyExists, NotFound, List, Delete, Watch after the watch lag, and the
 // server-side request timeout of a hung request.
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "models/apiserver/apiserver.hpp"
 #include "models/apiserver/client.hpp"
@@ -22,17 +23,20 @@ class ScriptedClient final : public Process {
  public:
   using Script = std::function<void(Env&, ApiClient&, Log&)>;
   ScriptedClient(Script script, std::shared_ptr<Log> log, Duration timeout)
-      : script_(std::move(script)),
-        log_(std::move(log)),
-        client_(ApiClientConfig{{"n1/kube-apiserver"}, false, timeout, "tester", 1ULL << 56}) {}
-  void on_start(Env& env) override { script_(env, client_, *log_); }
-  void on_message(Env& env, ProcessId, const Message& m) override { client_.on_message(env, m); }
-  void on_timer(Env& env, TimerId, std::uint64_t tag) override { client_.on_timer(env, tag); }
+      : script_(std::move(script)), log_(std::move(log)), timeout_(timeout) {}
+  void on_start(Env& env) override {
+    client_.emplace(
+        ApiClientConfig{{"n1/kube-apiserver"}, false, timeout_, "tester", env.tag_space("client")});
+    script_(env, *client_, *log_);
+  }
+  void on_message(Env& env, ProcessId, const Message& m) override { client_->on_message(env, m); }
+  void on_timer(Env& env, TimerId, std::uint64_t tag) override { client_->on_timer(env, tag); }
 
  private:
   Script script_;
   std::shared_ptr<Log> log_;
-  ApiClient client_;
+  Duration timeout_;
+  std::optional<ApiClient> client_;  // from on_start
 };
 
 ObjectPtr lease(const std::string& holder, std::uint64_t rv = 0, std::string name = "x") {
@@ -53,8 +57,9 @@ struct Rig {
     World* w = world.get();
     auto store = std::make_shared<IdealStore>(IdealStoreHooks{
         {}, [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<StoreNotify>()); }});
-    ApiServerConfig config{store, conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; },
-                           "1.31.0", "1.31.0", {}};
+    ApiServerConfig config{
+        store,    conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; },
+        "1.31.0", "1.31.0",   {}};
     world->add_process(0, "kube-apiserver",
                        [config] { return std::make_unique<ApiServer>(config); });
     auto log_ptr = log;

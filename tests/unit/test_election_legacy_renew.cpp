@@ -34,7 +34,6 @@ using hasim::testing::FakeEnv;
 
 namespace {
 
-constexpr std::uint64_t kTag = std::uint64_t{7} << 56;
 const api::ObjectKey kLease{Kind::lease, "kube-system", "kube-controller-manager"};
 
 // The FakeApi, except that one chosen call is held: it gets no answer until the test answers
@@ -114,7 +113,7 @@ class Rig {
       : env(1, LocalTime{} + 960_h, LocalTime{}),
         api(env, 1_ms),
         lock(kLease, "baz", api),
-        elector(config(mode), lock, api, callbacks(), kTag) {}
+        elector(config(mode), lock, api, callbacks(), env.tag_space("elector")) {}
 
   void step() {
     const auto fired = env.advance_to_next_timer();
