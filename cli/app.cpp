@@ -21,7 +21,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   RunArgs run;
   CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
   run_command->add_option("SCENARIO", run.scenario,
-                          "scenario file (JSON); without one, the built-in demo scenario");
+                          "scenario file (JSON) or built-in scenario name (`hasim list`); without "
+                          "one, the built-in demo scenario");
   run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
   run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
   run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");
@@ -39,7 +40,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string validate;
   CLI::App* validate_command =
       app.add_subcommand("validate", "Check a scenario file without running it");
-  validate_command->add_option("SCENARIO", validate, "scenario file (JSON)")->required();
+  validate_command->add_option("SCENARIO", validate, "scenario file (JSON) or built-in name")
+      ->required();
   add_version(*validate_command);
 
   CheckArgs check;
@@ -133,7 +135,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*run_command) return command_run(run, out, err);
   if (*replay_command) return command_replay(replay, out, err);
   if (*validate_command) return command_validate(validate, out, err);
-  if (*list_command) return command_list(out);
+  if (*list_command) return command_list(out, err);
   if (*check_command) return command_check(check, out, err);
   if (*report_command) return command_report(report, out, err);
   if (*merge_command) return command_merge(merge, out, err);

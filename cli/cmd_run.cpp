@@ -1,10 +1,12 @@
-// hasim run SCENARIO [--seed N] [--trace FILE] [--replay-out FILE] [--determinism] [--force]
+// hasim run [SCENARIO or NAME] [--seed N] [--trace FILE] [--replay-out FILE] [--determinism]
+// [--force]
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/data_paths.hpp"
 #include "cli/output.hpp"
 #include "hasim_builtin.hpp"
 #include "scenarios/loader.hpp"
@@ -37,7 +39,12 @@ std::string trace_path_for_replay(const std::string& trace, const std::string& r
 }  // namespace
 
 int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
-  const auto arg = load_scenario_arg(args.scenario, kBuiltinScenarioName, kBuiltinScenario, err);
+  const ScenarioFile resolved = resolve_scenario_arg(args.scenario);  // path or built-in name
+  if (!resolved.error.empty()) {
+    err << "hasim: " << resolved.error << "\n";
+    return kExitBadInput;
+  }
+  const auto arg = load_scenario_arg(resolved.path, kBuiltinScenarioName, kBuiltinScenario, err);
   if (!arg) return kExitBadInput;
   if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;
   if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err))

@@ -1,10 +1,9 @@
 // hasim validate SCENARIO and hasim list.
-#include <filesystem>
 #include <ostream>
-#include <set>
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/data_paths.hpp"
 #include "cli/output.hpp"
 #include "properties/catalog.hpp"
 #include "properties/fault_space.hpp"
@@ -12,7 +11,13 @@
 
 namespace hasim {
 
-int command_validate(const std::string& path, std::ostream& out, std::ostream& err) {
+int command_validate(const std::string& arg, std::ostream& out, std::ostream& err) {
+  const ScenarioFile file = resolve_scenario_arg(arg);
+  if (!file.error.empty()) {
+    err << "hasim: " << file.error << "\n";
+    return kExitBadInput;
+  }
+  const std::string& path = file.path;
   const LoadResult load = load_scenario_file(path);
   if (!load.scenario) {
     err << format_errors(load.errors, path);
@@ -25,33 +30,39 @@ int command_validate(const std::string& path, std::ostream& out, std::ostream& e
   return kExitHeld;
 }
 
-int command_list(std::ostream& out) {
-  out << "Example scenarios (scenarios/examples/, scenarios/election/, scenarios/upgrade/, "
-         "scenarios/check/):\n";
-  std::set<std::string> names;  // sorted: directory order is not deterministic
-  for (const char* folder : {"examples", "election", "upgrade", "check"}) {
-    const std::filesystem::path dir =
-        std::filesystem::path(HASIM_SOURCE_DIR) / "scenarios" / folder;
-    std::error_code code;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, code)) {
-      if (entry.path().extension() == ".json") names.insert(entry.path().string());
-    }
+namespace {
+
+// The built-in scenarios by name (what `hasim run NAME` takes), each with its description.
+int list_scenarios(std::ostream& out, std::ostream& err) {
+  const DataDirLookup data = find_data_dir(current_data_dir_inputs());
+  if (data.dir.empty()) {
+    err << "hasim: " << data.error << "\n";
+    return kExitBadInput;
   }
-  for (const std::string& name : names) {
-    const LoadResult load = load_scenario_file(name);
-    out << "  " << name;
+  out << "Built-in scenarios (hasim run NAME; the files are in "
+      << (data.dir / "scenarios").string() << "/):\n";
+  for (const BuiltinScenario& scenario : builtin_scenarios(data.dir)) {
+    const LoadResult load = load_scenario_file(scenario.file.string());
+    out << "  " << scenario.name << "\n";
     if (load.scenario && !load.scenario->description.empty())
-      out << "\n      " << load.scenario->description;
-    out << "\n";
+      out << "      " << load.scenario->description << "\n";
   }
+  return kExitHeld;
+}
+
+}  // namespace
+
+int command_list(std::ostream& out, std::ostream& err) {
+  const int scenarios = list_scenarios(out, err);
   out << "\nFault kinds (\"kind\" in a scenario's faults):\n";
   for (const std::string& kind : fault_kind_names()) out << "  " << kind << "\n";
   out << "\nFault kinds hasim check draws (--kinds; each run enables a random subset):\n";
   for (const std::string& kind : fault_choice_names()) out << "  " << kind << "\n";
   out << "\nProperties (\"properties\" in a scenario):\n";
   for (const PropertyInfo& p : property_catalog()) {
-    out << "  " << p.name << (p.argument.empty() ? "" : ":" + std::string(p.argument)) << "\n"
-        << "      " << p.summary << "\n      assumes: " << p.assumes << "\n";
+    out << "  " << p.name;
+    if (!p.argument.empty()) out << ":" << p.argument;
+    out << "\n      " << p.summary << "\n      assumes: " << p.assumes << "\n";
   }
   out << "\nReports (hasim report NAME):\n"
       << "  upgrade-skew\n      P(a node-by-node upgrade or rollback violates version skew) "
@@ -60,7 +71,7 @@ int command_list(std::ostream& out) {
          "across machines\n"
       << "  failover\n      time without a working leader after a leader crash, partition or "
          "pause, over trials, with dual-leader counts\n";
-  return kExitHeld;
+  return scenarios;
 }
 
 }  // namespace hasim

@@ -20,7 +20,7 @@ struct RunArgs {
 int command_run(const RunArgs& args, std::ostream& out, std::ostream& err);
 int command_replay(const std::string& replay, std::ostream& out, std::ostream& err);
 int command_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
-int command_list(std::ostream& out);
+int command_list(std::ostream& out, std::ostream& err);
 
 struct ReportArgs {
   std::string name;

@@ -2,7 +2,9 @@
 # Installs hasim's build dependencies from Debian 12 packages, only if some are missing.
 # Usage: scripts/install-deps.sh [EXTRA-PACKAGE...]   (e.g. scripts/fuzz.sh adds clang)
 set -euo pipefail
-packages=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev catch2 librapidcheck-dev libcli11-dev "$@")
+# dpkg-dev: dpkg-shlibdeps, with which `cpack -G DEB` names the .deb's library dependencies.
+packages=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev catch2 librapidcheck-dev
+  libcli11-dev dpkg-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -147,5 +147,28 @@ expect "diverged replay names the event" 3 "first differing event: #[0-9]+" -- "
 if head -1 "$tmp/run.trace.jsonl" | grep -qE '^\{"t":0,.*"kind":"start"'; then echo "ok:   trace format"; else
   echo "FAIL: trace format"; failures=$((failures + 1)); fi
 
+# Built-in scenarios by name (hasim run NAME, hasim list), found from any directory, and
+# $HASIM_DATA_DIR. An existing file is still a file, even when a built-in has its name.
+abs_hasim=$(realpath "$hasim")
+expect "run by short name" 0 "scenario +election-leader-crash" -- "$hasim" run leader-crash
+expect "run by full name elsewhere" 0 "scenario +election-leader-crash" -- \
+  bash -c 'cd / && "$0" run election/leader-crash.json' "$abs_hasim"
+expect "validate by name" 0 "ok: upgrade-lease-3" -- "$hasim" validate lease-upgrade-3
+expect "unknown name lists close names" 2 "close names: election/leader-crash" -- \
+  "$hasim" run leadr-crash
+expect "list names built-in scenarios" 0 "^  election/leader-crash$" -- "$hasim" list
+cp "$demo" "$tmp/leader-crash"
+expect "an existing file is a path" 0 "scenario +demo-heartbeat" -- \
+  bash -c 'cd "$1" && "$0" run leader-crash' "$abs_hasim" "$tmp"
+mkdir -p "$tmp/data/scenarios/a" "$tmp/data/scenarios/b"
+cp "$demo" "$tmp/data/scenarios/a/demo.json"
+cp "$fast" "$tmp/data/scenarios/b/demo.json"
+expect "HASIM_DATA_DIR ambiguous name" 2 '"demo" names 2 built-in scenarios: a/demo, b/demo' -- \
+  env HASIM_DATA_DIR="$tmp/data" "$hasim" run demo
+expect "HASIM_DATA_DIR full name" 1 "scenario +demo-fast-clock" -- \
+  env HASIM_DATA_DIR="$tmp/data" "$hasim" run b/demo
+expect "HASIM_DATA_DIR wrong" 2 'HASIM_DATA_DIR is ".*", which has no scenarios/ folder' -- \
+  env HASIM_DATA_DIR="$tmp/none" "$hasim" list
+
 if [ "$failures" -gt 0 ]; then echo "$failures CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"
