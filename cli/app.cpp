@@ -26,6 +26,47 @@ const CLI::App& deepest_parsed(const CLI::App& app) {
   return *at;
 }
 
+CLI::App* add_run_command(CLI::App& app, RunArgs& run) {
+  CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
+  run_command->add_option("SCENARIO", run.scenario,
+                          "scenario file (JSON); without one, the built-in demo scenario");
+  run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
+  run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
+  run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");
+  run_command->add_flag("--determinism", run.determinism, "run twice and compare the trace hashes");
+  run_command->add_flag("--force", run.force, "overwrite existing output files");
+  add_version(*run_command);
+  return run_command;
+}
+
+CLI::App* add_check_command(CLI::App& app, CheckArgs& check) {
+  CLI::App* check_command = app.add_subcommand(
+      "check", "Explore random fault schedules; shrink a violation to a minimal replay file");
+  check_command->add_option("SCENARIO", check.scenario,
+                            "scenario file (JSON); without one, the built-in 3-node control plane");
+  check_command->add_option("--runs", check.runs, "runs, each with its own schedule (default 100)");
+  check_command->add_option("--seed", check.seed, "base seed (default 1)");
+  check_command->add_option("--jobs", check.jobs, "threads (default: one per hardware thread)");
+  check_command->add_option(
+      "--out", check.out, "output directory (default: the first free reports/out/check/NAME[-N])");
+  check_command->add_option("--max-faults", check.max_faults,
+                            "faults per run, at most (default 6)");
+  check_command->add_option("--kinds", check.kinds,
+                            "fault kinds to draw, comma-separated (default: every kind that "
+                            "applies; `hasim list` names them)");
+  check_command->add_flag("--break-assumptions", check.break_assumptions,
+                          "draw faults beyond the properties' documented assumptions too "
+                          "(longer pauses, slower apiservers, faster or slower clocks)");
+  check_command->add_option("--max-shrink-steps", check.max_shrink_steps,
+                            "candidate runs while shrinking, at most (default 1000)");
+  check_command->add_flag("--stop-at-first", check.stop_at_first,
+                          "stop at the first violating run (the same run a full check shrinks)");
+  check_command->add_flag("--force", check.force, "overwrite existing output files");
+  check_command->add_flag("--quiet", check.quiet, "no progress on stderr");
+  add_version(*check_command);
+  return check_command;
+}
+
 // One subcommand per study (`hasim report STUDY`): the options every study takes, then the
 // study's own flags, declared by the study (StudyInfo::flags). A flag of another study is
 // unknown here; report_extras_ok names the study that has it.
@@ -89,15 +130,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   add_version(app);
 
   RunArgs run;
-  CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
-  run_command->add_option("SCENARIO", run.scenario,
-                          "scenario file (JSON); without one, the built-in demo scenario");
-  run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
-  run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
-  run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");
-  run_command->add_flag("--determinism", run.determinism, "run twice and compare the trace hashes");
-  run_command->add_flag("--force", run.force, "overwrite existing output files");
-  add_version(*run_command);
+  CLI::App* run_command = add_run_command(app, run);
 
   std::string replay;
   CLI::App* replay_command =
@@ -113,30 +146,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   add_version(*validate_command);
 
   CheckArgs check;
-  CLI::App* check_command = app.add_subcommand(
-      "check", "Explore random fault schedules; shrink a violation to a minimal replay file");
-  check_command->add_option("SCENARIO", check.scenario,
-                            "scenario file (JSON); without one, the built-in 3-node control plane");
-  check_command->add_option("--runs", check.runs, "runs, each with its own schedule (default 100)");
-  check_command->add_option("--seed", check.seed, "base seed (default 1)");
-  check_command->add_option("--jobs", check.jobs, "threads (default: one per hardware thread)");
-  check_command->add_option(
-      "--out", check.out, "output directory (default: the first free reports/out/check/NAME[-N])");
-  check_command->add_option("--max-faults", check.max_faults,
-                            "faults per run, at most (default 6)");
-  check_command->add_option("--kinds", check.kinds,
-                            "fault kinds to draw, comma-separated (default: every kind that "
-                            "applies; `hasim list` names them)");
-  check_command->add_flag("--break-assumptions", check.break_assumptions,
-                          "draw faults beyond the properties' documented assumptions too "
-                          "(longer pauses, slower apiservers, faster or slower clocks)");
-  check_command->add_option("--max-shrink-steps", check.max_shrink_steps,
-                            "candidate runs while shrinking, at most (default 1000)");
-  check_command->add_flag("--stop-at-first", check.stop_at_first,
-                          "stop at the first violating run (the same run a full check shrinks)");
-  check_command->add_flag("--force", check.force, "overwrite existing output files");
-  check_command->add_flag("--quiet", check.quiet, "no progress on stderr");
-  add_version(*check_command);
+  CLI::App* check_command = add_check_command(app, check);
   ReportArgs report;
   CLI::App* report_command = app.add_subcommand(
       "report", "Run a study (Monte Carlo) and write JSON, Markdown, HTML and CSV reports");
