@@ -140,13 +140,17 @@ nlohmann::ordered_json trial_fields_json(const std::vector<TrialField<Trial>>& f
 template <typename Trial>
 std::vector<Trial> trials_from_fields(const std::vector<TrialField<Trial>>& fields,
                                       const nlohmann::json& j, std::uint64_t count) {
-  std::vector<Trial> trials(count);
+  // Every array's length first, so a hand-edited count allocates nothing.
   for (const TrialField<Trial>& field : fields) {
     const nlohmann::json& a = j.at(std::string(field.name));
     if (!a.is_array() || a.size() != count) {
       throw std::runtime_error("\"trials." + std::string(field.name) + "\" must be an array of " +
                                std::to_string(count) + " values (the shard's range)");
     }
+  }
+  std::vector<Trial> trials(count);
+  for (const TrialField<Trial>& field : fields) {
+    const nlohmann::json& a = j.at(std::string(field.name));
     for (std::size_t i = 0; i < count; ++i) field.set(trials[i], a[i].get<std::int64_t>());
   }
   return trials;

@@ -1,5 +1,6 @@
 #include "reports/study_runner.hpp"
 
+#include <map>
 #include <ostream>
 
 #include "hasim_version.hpp"
@@ -71,8 +72,10 @@ std::optional<ShardFile> read_shard(std::string_view text, std::string* problem,
       *problem = "its options do not read back exactly (written by another hasim?)";
       return std::nullopt;
     }
-    if (file.study->total_trials() == 0) {
-      *problem = "it has no trials";
+    // A hand-edited shard could carry options the simulation cannot run (or whose trial
+    // count overflows); nothing below may trust them before this.
+    if (auto invalid = file.study->validate()) {
+      *problem = "its options are not valid: " + *invalid;
       return std::nullopt;
     }
     file.shard.index = doc.at("shard").at("index").get<std::uint64_t>();
@@ -103,7 +106,7 @@ std::optional<ShardFile> read_shard(std::string_view text, std::string* problem,
 // a shard already seen; records it in `owner`.
 std::optional<std::string> check_belongs(const std::vector<ShardFile>& files, std::size_t i,
                                          const std::vector<std::string>& names,
-                                         std::vector<std::optional<std::size_t>>& owner) {
+                                         std::map<std::uint64_t, std::size_t>& owner) {
   const ShardFile& first = files.front();
   const ShardFile& f = files[i];
   const std::string& study = first.study->info().name;
@@ -126,25 +129,28 @@ std::optional<std::string> check_belongs(const std::vector<ShardFile>& files, st
     return names[i] + " is one of " + std::to_string(f.shard.count) + " shards but " + names[0] +
            " one of " + std::to_string(count) + "; merge shards split the same way";
   }
-  if (owner[f.shard.index]) {
-    return names[i] + " and " + names[*owner[f.shard.index]] + " are both shard " +
+  if (owner.contains(f.shard.index)) {
+    return names[i] + " and " + names[owner.at(f.shard.index)] + " are both shard " +
            shard_text(f.shard) + "; give each shard exactly once";
   }
   owner[f.shard.index] = i;
   return std::nullopt;
 }
 
-std::optional<std::string> check_complete(const std::vector<std::optional<std::size_t>>& owner,
-                                          const std::string& study) {
-  const std::uint64_t count = owner.size();
-  std::string missing;
-  std::size_t missing_count = 0;
-  for (std::uint64_t s = 0; s < count; ++s) {
-    if (owner[s]) continue;
-    ++missing_count;
-    if (missing_count <= 10) missing += (missing.empty() ? "" : ", ") + shard_text({s, count});
-  }
+// Every shard index of [0, count) given once. A map, not a vector of count slots, and a
+// scan bounded by the files given, so a hand-edited huge count costs nothing.
+std::optional<std::string> check_complete(const std::map<std::uint64_t, std::size_t>& owner,
+                                          std::uint64_t count, const std::string& study) {
+  HASIM_ASSERT(owner.size() <= count);
+  const std::uint64_t missing_count = count - owner.size();
   if (missing_count == 0) return std::nullopt;
+  std::string missing;
+  std::size_t listed = 0;
+  for (std::uint64_t s = 0; s < count && listed < 10; ++s) {
+    if (owner.contains(s)) continue;
+    missing += (missing.empty() ? "" : ", ") + shard_text({s, count});
+    ++listed;
+  }
   return "missing " + std::to_string(missing_count) + " of " + std::to_string(count) +
          " shards: " + missing + (missing_count > 10 ? ", ..." : "") + "; give every shard file (" +
          study_shard_file_name(study, {0, count}) + " to " +
@@ -240,23 +246,24 @@ std::unique_ptr<Study> merge_study_shards(const std::vector<std::string>& texts,
     }
     files.push_back(std::move(*file));
   }
-  std::vector<std::optional<std::size_t>> owner(files.front().shard.count);
+  std::map<std::uint64_t, std::size_t> owner;  // shard index -> file
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (auto problem = check_belongs(files, i, names, owner)) {
       *error = *problem;
       return nullptr;
     }
   }
-  if (auto problem = check_complete(owner, files.front().study->info().name)) {
+  if (auto problem =
+          check_complete(owner, files.front().shard.count, files.front().study->info().name)) {
     *error = *problem;
     return nullptr;
   }
   std::unique_ptr<Study> merged = std::move(files.front().study);
-  for (const std::optional<std::size_t>& i : owner) {
+  for (const auto& [index, i] : owner) {  // in shard order
     try {
-      merged->read_trials(files[*i].trials, files[*i].range.size());
+      merged->read_trials(files[i].trials, files[i].range.size());
     } catch (const std::exception& e) {
-      *error = names[*i] + ": malformed shard: " + e.what();
+      *error = names[i] + ": malformed shard: " + e.what();
       return nullptr;
     }
   }

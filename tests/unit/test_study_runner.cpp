@@ -89,6 +89,28 @@ TEST_CASE("merge refuses a shard of another study", "[study]") {
   CHECK_THAT(error, Catch::Contains("failover.shard-0-of-2.json"));
 }
 
+TEST_CASE("a hand-edited shard count or trial count costs nothing and is refused", "[study]") {
+  std::string text = shards("failover", 1)[0];
+  const auto replace = [&text](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  std::string error;
+  SECTION("a huge shard count") {
+    replace("\"count\": 1", "\"count\": 1000000000000000000");
+    replace("\"end\": 9", "\"end\": 0");
+    CHECK_FALSE(merge_study_shards({text}, {"f.json"}, &error));
+    CHECK_THAT(error, Catch::Contains("missing 999999999999999999 of 1000000000000000000 shards: "
+                                      "1/1000000000000000000, 2/"));
+  }
+  SECTION("a trial count that overflows") {
+    replace("\"trialsPerFault\": 3", "\"trialsPerFault\": 9000000000000000000");
+    CHECK_FALSE(merge_study_shards({text}, {"f.json"}, &error));
+    CHECK_THAT(error, Catch::Contains("f.json: its options are not valid: --trials"));
+  }
+}
+
 TEST_CASE("the registry lists each study once, with its own flags", "[study]") {
   const std::string list = study_list_text();
   CHECK_THAT(list, Catch::Contains("upgrade-skew"));
