@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "reports/studies.hpp"
 #include "hasim_version.hpp"
 
 namespace hasim {
@@ -11,14 +12,21 @@ namespace {
 void add_version(CLI::App& app) {
   app.set_version_flag("--version", std::string("hasim ") + kVersion);
 }
-}  // namespace
 
-int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"hasim: deterministic simulation and verification of Kubernetes high availability"};
-  app.require_subcommand(1);
-  add_version(app);
+// The subcommand whose --help was asked for: `hasim report upgrade-skew --help` shows the
+// study's options, not the report command's.
+const CLI::App& deepest_parsed(const CLI::App& app) {
+  const CLI::App* at = &app;
+  // Bounded by the command tree's depth (3).
+  for (int depth = 0; depth < 8; ++depth) {
+    const auto parsed = at->get_subcommands();
+    if (parsed.empty()) break;
+    at = parsed.front();
+  }
+  return *at;
+}
 
-  RunArgs run;
+CLI::App* add_run_command(CLI::App& app, RunArgs& run) {
   CLI::App* run_command = app.add_subcommand("run", "Run a scenario once and check its properties");
   run_command->add_option("SCENARIO", run.scenario,
                           "scenario file (JSON) or built-in scenario name (`hasim list`); without "
@@ -29,22 +37,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_command->add_flag("--determinism", run.determinism, "run twice and compare the trace hashes");
   run_command->add_flag("--force", run.force, "overwrite existing output files");
   add_version(*run_command);
+  return run_command;
+}
 
-  std::string replay;
-  CLI::App* replay_command =
-      app.add_subcommand("replay", "Re-run a replay file and compare its trace");
-  replay_command->add_option("REPLAY", replay, "replay file written by `hasim run --replay-out`")
-      ->required();
-  add_version(*replay_command);
-
-  std::string validate;
-  CLI::App* validate_command =
-      app.add_subcommand("validate", "Check a scenario file without running it");
-  validate_command->add_option("SCENARIO", validate, "scenario file (JSON) or built-in name")
-      ->required();
-  add_version(*validate_command);
-
-  CheckArgs check;
+CLI::App* add_check_command(CLI::App& app, CheckArgs& check) {
   CLI::App* check_command = app.add_subcommand(
       "check", "Explore random fault schedules; shrink a violation to a minimal replay file");
   check_command->add_option("SCENARIO", check.scenario,
@@ -67,41 +63,99 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   check_command->add_flag("--stop-at-first", check.stop_at_first,
                           "stop at the first violating run (the same run a full check shrinks)");
   check_command->add_flag("--force", check.force, "overwrite existing output files");
+  check_command->add_flag("--quiet", check.quiet, "no progress on stderr");
   add_version(*check_command);
+  return check_command;
+}
+
+// One subcommand per study (`hasim report STUDY`): the options every study takes, then the
+// study's own flags, declared by the study (StudyInfo::flags). A flag of another study is
+// unknown here; report_extras_ok names the study that has it.
+std::vector<CLI::App*> add_study_commands(CLI::App& report_command, ReportArgs& report) {
+  std::vector<CLI::App*> commands;
+  for (const StudyEntry& entry : studies()) {
+    const auto study = entry.make();
+    const StudyInfo& info = study->info();
+    CLI::App* sub = report_command.add_subcommand(info.name, info.summary);
+    StudyRunOptions& o = report.options;
+    sub->add_option(
+        "--trials", o.args.trials,
+        "trials per " + info.trials_per + " (default " + std::to_string(info.default_trials) + ")");
+    sub->add_option("--seed", o.args.seed, "base seed (default 1)");
+    sub->add_option("--jobs", o.jobs, "threads (default: one per hardware thread)");
+    sub->add_option("--out", o.out, "output directory (default reports/out/" + info.name + ")");
+    sub->add_flag("--force", o.force, "overwrite existing report files");
+    sub->add_option("--shard", o.shard,
+                    "run shard I of N (I/N, from 0) and write only its trials, for `hasim merge`");
+    sub->add_flag("--quiet", o.quiet, "no progress on stderr");
+    for (const StudyFlag& flag : info.flags) {
+      const std::string name = flag.name;
+      sub->add_option_function<std::string>(
+          name, [&o, name](const std::string& value) { o.args.flags[name] = value; }, flag.help);
+    }
+    sub->allow_extras();  // other studies' flags: named by report_extras_ok
+    sub->callback([&report, name = info.name] { report.study = name; });
+    add_version(*sub);
+    commands.push_back(sub);
+  }
+  return commands;
+}
+
+// Arguments no parser took: an unknown study name is left for command_report; a flag of
+// another study is named with the study that has it.
+bool report_extras_ok(const CLI::App& report_command, const std::vector<CLI::App*>& studies,
+                      ReportArgs& report, std::ostream& err) {
+  for (const CLI::App* sub : studies) {
+    if (!*sub || sub->remaining().empty()) continue;
+    const std::string arg = sub->remaining().front();
+    const std::string flag = arg.substr(0, arg.find('='));
+    const std::string owner = study_owning_flag(flag);
+    if (!owner.empty()) {
+      err << "hasim report " << report.study << ": " << flag << " applies to `hasim report "
+          << owner << "` only, not to " << report.study << "; drop it\n";
+    } else {
+      err << "hasim report " << report.study << ": unexpected argument \"" << arg
+          << "\"; `hasim report " << report.study << " --help` lists the options\n";
+    }
+    return false;
+  }
+  const auto extras = report_command.remaining();
+  if (!extras.empty() && report.study.empty()) report.study = extras.front();
+  return true;
+}
+}  // namespace
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"hasim: deterministic simulation and verification of Kubernetes high availability"};
+  app.require_subcommand(1);
+  add_version(app);
+
+  RunArgs run;
+  CLI::App* run_command = add_run_command(app, run);
+
+  std::string replay;
+  CLI::App* replay_command =
+      app.add_subcommand("replay", "Re-run a replay file and compare its trace");
+  replay_command->add_option("REPLAY", replay, "replay file written by `hasim run --replay-out`")
+      ->required();
+  add_version(*replay_command);
+
+  std::string validate;
+  CLI::App* validate_command =
+      app.add_subcommand("validate", "Check a scenario file without running it");
+  validate_command->add_option("SCENARIO", validate, "scenario file (JSON) or built-in name")
+      ->required();
+  add_version(*validate_command);
+
+  CheckArgs check;
+  CLI::App* check_command = add_check_command(app, check);
   ReportArgs report;
   CLI::App* report_command = app.add_subcommand(
-      "report", "Run a Monte Carlo study and write JSON, Markdown and HTML reports");
-  report_command->add_option("NAME", report.name, "report to run: upgrade-skew or failover")
-      ->required();
-  report_command->add_option("--trials", report.trials,
-                             "trials per cell (default: upgrade-skew 10000, failover 1000)");
-  report_command->add_option("--seed", report.seed, "base seed (default 1)");
-  report_command->add_option("--jobs", report.jobs, "threads (default: one per hardware thread)");
-  report_command->add_option("--out", report.out, "output directory (default reports/out/NAME)");
-  report_command->add_flag("--force", report.force, "overwrite existing report files");
-  report_command->add_option("--lease-duration", report.lease_duration, "LD (default 15s)");
-  report_command->add_option("--renew-deadline", report.renew_deadline, "RD (default 10s)");
-  report_command->add_option("--retry-period", report.retry_period, "RP (default 2s)");
-  report_command->add_option("--shard", report.shard,
-                             "upgrade-skew: run shard I of N (I/N, from 0) and write only its "
-                             "trials, for `hasim merge`");
-  report_command->add_option("--nodes", report.nodes,
-                             "upgrade-skew: control-plane sizes (default 3,5)");
-  report_command->add_option("--modes", report.modes,
-                             "upgrade-skew: election modes (default lease,coordinated,mixed)");
-  report_command->add_option("--directions", report.directions,
-                             "upgrade-skew: upgrade and/or rollback (default upgrade,rollback)");
-  report_command->add_option("--from", report.from, "upgrade-skew: old version (default 1.31.0)");
-  report_command->add_option("--to", report.to, "upgrade-skew: new version (default 1.32.0)");
-  report_command->add_option("--downtime", report.downtime,
-                             "upgrade-skew: how long a node is down (default 30s..90s)");
-  report_command->add_option("--gap", report.gap,
-                             "upgrade-skew: wait before the next node (default 30s..60s)");
-  report_command->add_option("--pause", report.pause, "failover: pause length (default 20s)");
-  report_command->add_option("--partition", report.partition,
-                             "failover: partition length (default 60s)");
+      "report", "Run a study (Monte Carlo) and write JSON, Markdown, HTML and CSV reports");
+  report_command->add_flag("--list", report.list, "list the studies");
+  report_command->allow_extras();  // an unknown study name: named by command_report
   add_version(*report_command);
-
+  const std::vector<CLI::App*> study_commands = add_study_commands(*report_command, report);
   MergeArgs merge;
   CLI::App* merge_command = app.add_subcommand(
       "merge", "Combine report shards (hasim report ... --shard I/N) into the full report");
@@ -109,6 +163,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->required();
   merge_command->add_option("--out", merge.out, "output directory (default reports/out/NAME)");
   merge_command->add_flag("--force", merge.force, "overwrite existing report files");
+  merge_command->add_flag("--quiet", merge.quiet, "no progress on stderr");
   add_version(*merge_command);
 
   CLI::App* list_command =
@@ -118,8 +173,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    const auto parsed = app.get_subcommands();
-    out << (parsed.empty() ? app.help() : parsed.front()->help());
+    out << deepest_parsed(app).help();
     return kExitHeld;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);
@@ -137,7 +191,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*validate_command) return command_validate(validate, out, err);
   if (*list_command) return command_list(out, err);
   if (*check_command) return command_check(check, out, err);
-  if (*report_command) return command_report(report, out, err);
+  if (*report_command) {
+    if (!report_extras_ok(*report_command, study_commands, report, err)) return kExitBadInput;
+    return command_report(report, out, err);
+  }
   if (*merge_command) return command_merge(merge, out, err);
   return kExitBadInput;
 }

@@ -1,6 +1,6 @@
 // hasim check [SCENARIO] [--runs N] [--seed S] [--jobs J] [--out DIR] [--max-faults K]
 //             [--kinds LIST] [--break-assumptions] [--max-shrink-steps N] [--stop-at-first]
-//             [--force]
+//             [--force] [--quiet]
 #include <filesystem>
 #include <ostream>
 
@@ -107,7 +107,7 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
 
-  ProgressBar progress(options.runs, "runs");
+  ProgressBar progress(options.runs, "runs", progress_style(args.quiet), stderr, "check");
   options.progress = [&progress](std::uint64_t done, std::uint64_t) { progress.update(done); };
   const auto result = run_check(scenario, options, &error);
   progress.finish();

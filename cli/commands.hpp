@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/study_runner.hpp"
+
 namespace hasim {
 
 struct RunArgs {
@@ -22,28 +24,12 @@ int command_replay(const std::string& replay, std::ostream& out, std::ostream& e
 int command_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
 int command_list(std::ostream& out, std::ostream& err);
 
+// `hasim report STUDY ...`: the study's name and the options every study takes (the
+// study's own flags are in options.args.flags). Empty `study`: list the studies.
 struct ReportArgs {
-  std::string name;
-  std::optional<std::uint64_t> trials;  // default per report
-  std::uint64_t seed = 1;
-  unsigned jobs = 0;  // 0: one per hardware thread
-  std::string out;    // default reports/out/<name>
-  bool force = false;
-  std::string lease_duration = "15s";
-  std::string renew_deadline = "10s";
-  std::string retry_period = "2s";
-  // failover only
-  std::optional<std::string> pause;      // default 20s
-  std::optional<std::string> partition;  // default 60s
-  // upgrade-skew only
-  std::optional<std::string> shard;  // "I/N"
-  std::optional<std::string> nodes;  // "3,5"
-  std::optional<std::string> modes;  // "lease,coordinated,mixed"
-  std::optional<std::string> directions;
-  std::optional<std::string> from;  // old version
-  std::optional<std::string> to;    // new version
-  std::optional<std::string> downtime;
-  std::optional<std::string> gap;
+  std::string study;
+  StudyRunOptions options;
+  bool list = false;  // --list
 };
 
 int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
@@ -60,14 +46,16 @@ struct CheckArgs {
   int max_shrink_steps = 1000;
   bool stop_at_first = false;
   bool force = false;
+  bool quiet = false;  // no progress on stderr
 };
 
 int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err);
 
 struct MergeArgs {
   std::vector<std::string> shards;
-  std::string out;  // default reports/out/<report>
+  std::string out;  // default reports/out/<study>
   bool force = false;
+  bool quiet = false;  // no progress on stderr
 };
 
 int command_merge(const MergeArgs& args, std::ostream& out, std::ostream& err);

@@ -8,6 +8,7 @@
 #include "models/cluster/acting_leaders.hpp"
 #include "reports/html.hpp"
 #include "reports/svg.hpp"
+#include "reports/timeline_recorder.hpp"
 #include "scenarios/fault_json.hpp"
 #include "properties/replay.hpp"
 #include "properties/check_system.hpp"
@@ -210,109 +211,6 @@ std::string check_explanation(const CheckResult& r, const std::string& scenario_
   return out.str();
 }
 
-namespace {
-
-// Collects the timeline lanes and the events around the violation from the re-run's trace.
-class TimelineRecorder final : public TraceObserver {
- public:
-  TimelineRecorder(TrueTime from, TrueTime to) : from_(from), to_(to) {}
-
-  void on_event(const TraceEvent& event) override {
-    const std::string process = process_of(event);
-    if (event.t >= from_ && event.t <= to_ && window_.size() < kWindowEvents) {
-      window_.push_back(describe_event(event));
-    }
-    if (!event.proc.empty()) {
-      Lane& lane = lane_of(process);
-      if (event.kind == "component-start") {
-        const std::string version(event.string_field("version"));
-        if (lane.versions.empty() || lane.versions.back() != version)
-          lane.versions.push_back(version);
-      }
-      if (event.kind == "start" && lane.down_since) {
-        lane.lane.segments.push_back({*lane.down_since, event.t, "down", "#999999"});
-        lane.down_since.reset();
-      }
-      if ((event.kind == "crash" || event.kind == "exit") && !lane.down_since) {
-        lane.down_since = event.t;
-        mark(lane.lane, event.t, std::string(event.kind), "#000000");
-      }
-      if (event.kind == "pause") lane.paused_since = event.t;
-      if (event.kind == "resume" && lane.paused_since) {
-        lane.lane.segments.push_back({*lane.paused_since, event.t, "paused", "#e69f00"});
-        lane.paused_since.reset();
-      }
-      if (event.kind == "lease-lost") {
-        mark(lane.lane, event.t, "lease lost", "#d55e00");
-      }
-    }
-    for (const ActingChange& change : leaders_.observe(event)) {
-      Lane& lane = lane_of(change.actor.process);
-      if (change.started) {
-        lane.leading[change.lease] = event.t;
-      } else if (lane.leading.contains(change.lease)) {
-        lane.lane.segments.push_back({lane.leading.at(change.lease), event.t,
-                                      "leads " + short_lease(change.lease),
-                                      colour_of(change.lease)});
-        lane.leading.erase(change.lease);
-      }
-    }
-  }
-
-  std::vector<TimelineLane> lanes(TrueTime end) {
-    std::vector<TimelineLane> out;
-    for (auto& [name, lane] : lanes_) {
-      for (const auto& [lease, since] : lane.leading) {
-        lane.lane.segments.push_back({since, end, "leads " + short_lease(lease), colour_of(lease)});
-      }
-      if (lane.down_since) lane.lane.segments.push_back({*lane.down_since, end, "down", "#999999"});
-      if (lane.paused_since) {
-        lane.lane.segments.push_back({*lane.paused_since, end, "paused", "#e69f00"});
-      }
-      lane.lane.label = name + (lane.versions.empty() ? "" : " v" + join_words(lane.versions, "→"));
-      out.push_back(lane.lane);
-    }
-    return out;
-  }
-  const std::vector<std::string>& window() const { return window_; }
-
- private:
-  static constexpr std::size_t kWindowEvents = 400;
-  struct Lane {
-    TimelineLane lane;
-    std::vector<std::string> versions;
-    std::map<std::string, TrueTime> leading;
-    std::optional<TrueTime> down_since;
-    std::optional<TrueTime> paused_since;
-  };
-  // Markers at one instant share a label ("lease lost, exit"), so labels never overprint.
-  static void mark(TimelineLane& lane, TrueTime at, const std::string& label,
-                   const std::string& colour) {
-    if (!lane.markers.empty() && lane.markers.back().at == at) {
-      lane.markers.back().label += ", " + label;
-      return;
-    }
-    lane.markers.push_back({at, label, colour});
-  }
-  static std::string short_lease(const std::string& lease) {
-    return lease.substr(lease.find('/') + 1);
-  }
-  std::string colour_of(const std::string& lease) {
-    const auto [it, fresh] = lease_colours_.emplace(lease, lease_colours_.size());
-    return palette_colour(it->second);
-  }
-  Lane& lane_of(const std::string& process) { return lanes_[process]; }
-
-  TrueTime from_;
-  TrueTime to_;
-  ActingLeaders leaders_;
-  std::map<std::string, Lane> lanes_;
-  std::map<std::string, std::size_t> lease_colours_;
-  std::vector<std::string> window_;
-};
-
-}  // namespace
-
 std::string check_timeline_html(const CheckResult& r, const std::string& scenario_name) {
   HASIM_ASSERT(r.failure.has_value());
   const CheckFailure& f = *r.failure;
@@ -343,7 +241,7 @@ std::string check_timeline_html(const CheckResult& r, const std::string& scenari
   const TrueTime start = first - TrueTime{} > seconds(20) ? first - seconds(20) : TrueTime{};
   const TrueTime stop = std::min(end, last + seconds(20));
   std::vector<TimelineLane> lanes{faults};
-  for (TimelineLane& lane : recorder.lanes(end)) lanes.push_back(std::move(lane));
+  for (TimelineLane& lane : recorder.process_lanes(end)) lanes.push_back(std::move(lane));
 
   HtmlReport html("hasim check: " + scenario_name + " violates " + f.property);
   html.add_paragraph("At t=" + format_seconds(v.at.ns) + "s: " + v.detail);

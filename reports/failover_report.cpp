@@ -8,16 +8,12 @@
 #include "reports/markdown.hpp"
 #include "reports/stats.hpp"
 #include "reports/svg.hpp"
+#include "sim/assert.hpp"
 
 namespace hasim {
 namespace {
 
-// Milliseconds are the precision a reader needs: "15.517 s".
-std::string secs(Duration d) {
-  const std::int64_t ms = (d.ns + 500'000) / 1'000'000;
-  std::string frac = std::to_string(ms % 1000);
-  return std::to_string(ms / 1000) + "." + std::string(3 - frac.size(), '0') + frac + " s";
-}
+std::string secs(Duration d) { return format_seconds_ms(d); }
 
 // What client-go's timing allows after a crash: challengers take over LD after they last saw
 // the record change, at their next try (every RP..2.2RP). The last renewal was at most
@@ -100,21 +96,13 @@ std::string settings_line(const FailoverResults& r) {
 
 }  // namespace
 
-FailoverResults run_failover_study(const FailoverOptions& options, const TrialProgress& progress) {
+FailoverResults summarize_failover(const FailoverOptions& options,
+                                   const std::vector<FailoverTrial>& trials) {
+  const std::uint64_t per_fault = options.trials;
+  HASIM_ASSERT(trials.size() == per_fault * std::size(kFailoverFaults));
   FailoverResults results;
   results.options = options;
-  const Scenario scenario = failover_scenario(options.settings);
-  const std::uint64_t per_fault = options.trials;
-  const std::uint64_t total = per_fault * std::size(kFailoverFaults);
-  const auto trials = run_trials<FailoverTrial>(
-      0, total, options.jobs,
-      [&](std::uint64_t index) {
-        const FailoverFault fault = kFailoverFaults[index / per_fault];
-        return run_failover_trial(scenario, options.settings, fault,
-                                  trial_seed(options.seed, index));
-      },
-      progress);
-  for (std::uint64_t index = 0; index < total; ++index) {
+  for (std::uint64_t index = 0; index < trials.size(); ++index) {
     FailoverCell& cell = results.cells[kFailoverFaults[index / per_fault]];
     const FailoverTrial& trial = trials[index];
     ++cell.trials;
@@ -127,6 +115,25 @@ FailoverResults run_failover_study(const FailoverOptions& options, const TrialPr
     cell.harmful += trial.harmful ? 1 : 0;
   }
   return results;
+}
+
+Table failover_cell_table(const FailoverResults& r) {
+  Table table{{"fault", "trials", "recovered", "unavailable_min_ns", "unavailable_mean_ns",
+               "unavailable_p50_ns", "unavailable_p90_ns", "unavailable_p99_ns",
+               "unavailable_max_ns", "dual_leader_trials", "dual_leader_ci95_low",
+               "dual_leader_ci95_high", "harmful_trials", "not_recovered"},
+              {}};
+  for (const auto& [fault, cell] : r.cells) {
+    const DurationSummary s = summarize_durations(cell.unavailable);
+    const Interval dual = wilson_interval(cell.dual_leader, cell.trials);
+    table.rows.push_back(
+        {std::string(to_string(fault)), std::to_string(cell.trials), std::to_string(s.count),
+         std::to_string(s.min.ns), std::to_string(s.mean.ns), std::to_string(s.p50.ns),
+         std::to_string(s.p90.ns), std::to_string(s.p99.ns), std::to_string(s.max.ns),
+         std::to_string(cell.dual_leader), format_fixed(dual.low, 6), format_fixed(dual.high, 6),
+         std::to_string(cell.harmful), std::to_string(cell.not_recovered)});
+  }
+  return table;
 }
 
 std::string failover_json(const FailoverResults& r) {

@@ -2,14 +2,16 @@
 // `hasim report failover`: how long a control plane goes without a working
 // kube-controller-manager leader after its leader crashes, is partitioned away, or pauses,
 // as distributions over trials, with the count of trials in which two leaders acted at once.
-// Writes failover.json (versioned, with every sample), failover.md and failover.html.
+// A study (reports/study.hpp) whose cells are the three faults; it writes failover.json
+// (versioned, with every sample), failover.md and failover.html, and runs as shards.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "reports/failover_trial.hpp"
-#include "reports/trials.hpp"
+#include "reports/study.hpp"
 
 namespace hasim {
 
@@ -17,7 +19,6 @@ struct FailoverOptions {
   FailoverSettings settings;
   std::uint64_t trials = 1000;  // per fault kind
   std::uint64_t seed = 1;
-  unsigned jobs = 1;
 };
 
 struct FailoverCell {
@@ -33,11 +34,16 @@ struct FailoverResults {
   std::map<FailoverFault, FailoverCell> cells;
 };
 
-// Trial i of fault kind k uses seed trial_seed(seed, k * trials + i): independent of --jobs.
-FailoverResults run_failover_study(const FailoverOptions& options, const TrialProgress& progress);
+// Trial i of fault kind k (in kFailoverFaults order) at index k * trials + i.
+FailoverResults summarize_failover(const FailoverOptions& options,
+                                   const std::vector<FailoverTrial>& trials);
 
 std::string failover_json(const FailoverResults& results);
 std::string failover_markdown(const FailoverResults& results);
 std::string failover_html(const FailoverResults& results);
+// Per fault: trials, the unavailability summary in ns, dual-leader and harmful counts.
+Table failover_cell_table(const FailoverResults& results);
+
+std::unique_ptr<Study> make_failover_study();
 
 }  // namespace hasim

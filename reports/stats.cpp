@@ -100,4 +100,18 @@ std::string format_interval(Interval interval) {
   return "[" + format_probability(interval.low) + ", " + format_probability(interval.high) + "]";
 }
 
+std::string format_seconds_ms(Duration d) {
+  const std::int64_t ms = (d.ns + 500'000) / 1'000'000;
+  std::string frac = std::to_string(ms % 1000);
+  return std::to_string(ms / 1000) + "." + std::string(3 - frac.size(), '0') + frac + " s";
+}
+
+std::string format_fixed(double value, int decimals) {
+  char buffer[400];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value + 0.0,
+                                    std::chars_format::fixed, decimals);
+  HASIM_ASSERT(result.ec == std::errc{});
+  return std::string(buffer, result.ptr);
+}
+
 }  // namespace hasim

@@ -64,4 +64,12 @@ std::string format_probability(double probability);
 // "[22.1%, 28.7%]"
 std::string format_interval(Interval interval);
 
+// "15.517 s": a duration in seconds to the millisecond, the precision a reader of report
+// durations needs (rounded half up; durations in reports are not negative).
+std::string format_seconds_ms(Duration d);
+
+// A fixed-point number with `decimals` decimals; std::to_chars ignores the C locale, unlike
+// printf, so the text is the same everywhere.
+std::string format_fixed(double value, int decimals);
+
 }  // namespace hasim

@@ -6,14 +6,14 @@
 // figures and the exact value of the uniform-race model they imply (reports/uniform_race).
 //
 // The study is a grid of cells (mode x direction x nodes); trial t of cell c (cells in the
-// order given) runs with seed trial_seed(seed, c * trials + t). A shard runs the slice
-// trial_range(cells * trials, shard) of that flattened index range and writes its trials to
-// one JSON file; merging every shard's trials gives exactly the trials of a single run, and
-// the report is a function of those trials and the options only, so the merged files are
-// byte-identical to a single run's.
+// order given) runs with seed trial_seed(seed, c * trials + t). Seeds, threads, shards and
+// merge are the generic study runner's (reports/study_runner); the report is a function of
+// the trials and the options only, so merged shards give the bytes of a single run.
 //
-// Files: upgrade-skew.json (versioned, with every trial), upgrade-skew.md, upgrade-skew.html;
-// a shard writes upgrade-skew.shard-I-of-N.json.
+// The study's files, by job: upgrade_cells (cells, options, their checks), upgrade_summary
+// (per-cell figures from the trials), upgrade_kep (the comparison with the KEP and the
+// uniform race), upgrade_text (tables and sentences shared by the writers), upgrade_json,
+// upgrade_markdown, upgrade_html (the charts), upgrade_findings, upgrade_study (the Study).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -32,6 +32,13 @@ inline constexpr std::string_view kUpgradeReportName = "upgrade-skew";
 // another format.
 inline constexpr int kUpgradeFormatVersion = 1;
 
+inline constexpr ElectionMode kUpgradeModes[] = {ElectionMode::lease, ElectionMode::coordinated,
+                                                 ElectionMode::mixed};
+inline constexpr UpgradeDirection kUpgradeDirections[] = {UpgradeDirection::upgrade,
+                                                          UpgradeDirection::rollback};
+std::string mode_name(ElectionMode mode);
+std::string direction_name(UpgradeDirection direction);
+
 // mode {lease, coordinated, mixed} x direction {upgrade, rollback} x nodes {3, 5}, in that
 // nesting order (so lease/upgrade/3 comes first).
 std::vector<UpgradeCell> default_upgrade_cells();
@@ -40,13 +47,12 @@ std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
                                       const std::vector<UpgradeDirection>& directions,
                                       const std::vector<int>& nodes);
 
+// Everything that changes a result (threads and shards never do).
 struct UpgradeOptions {
   UpgradeSettings settings;
   std::uint64_t trials = 10000;  // per cell
   std::uint64_t seed = 1;
-  unsigned jobs = 1;  // never changes a result, so it is not written to any file
   std::vector<UpgradeCell> cells = default_upgrade_cells();
-  ShardSpec shard;  // {0, 1}: the whole study
 };
 
 // The control-plane sizes a study accepts (the uniform-race model is solved for all of them).
@@ -67,21 +73,6 @@ struct UpgradeModel {
   UpgradeTrialFn trial;
   UpgradeTimelineFn timeline;
 };
-// The real simulation: upgrade_scenario + run_upgrade_trial / upgrade_timeline, with each
-// cell's scenario built once up front (it does not depend on the seed).
-UpgradeModel simulated_upgrade_model(const UpgradeSettings& settings,
-                                     const std::vector<UpgradeCell>& cells);
-
-// The trials of one shard: trials[k] is flattened index range.begin + k.
-struct UpgradeShard {
-  UpgradeOptions options;
-  TrialRange range;
-  std::vector<UpgradeTrial> trials;
-};
-
-// Runs options.shard's slice of the study on options.jobs threads.
-UpgradeShard run_upgrade_shard(const UpgradeOptions& options, const UpgradeTrialFn& trial,
-                               const TrialProgress& progress = {});
 
 // The trial drawn as a timeline in the report: the first violating trial of the first cell
 // (in grid order) that has one, so the chart shows what a violation looks like; trial 0 of
@@ -95,7 +86,7 @@ struct UpgradeSample {
 
 // A whole study: every trial of every cell, and the sample timeline.
 struct UpgradeResults {
-  UpgradeOptions options;            // shard {0, 1}
+  UpgradeOptions options;
   std::vector<UpgradeTrial> trials;  // flattened: cell c, trial t at c * trials + t
   UpgradeSample sample;
 };
@@ -105,10 +96,6 @@ struct UpgradeResults {
 UpgradeResults complete_upgrade_study(const UpgradeOptions& options,
                                       std::vector<UpgradeTrial> trials,
                                       const UpgradeTimelineFn& timeline);
-
-// A single run: run_upgrade_shard over everything, then complete_upgrade_study.
-UpgradeResults run_upgrade_study(const UpgradeOptions& options, const UpgradeModel& model,
-                                 const TrialProgress& progress = {});
 
 // Per-cell figures, computed from the trials alone.
 struct UpgradeCellSummary {
@@ -140,35 +127,15 @@ std::string upgrade_json(const UpgradeResults& results);
 std::string upgrade_markdown(const UpgradeResults& results);
 std::string upgrade_html(const UpgradeResults& results);
 
-// "upgrade-skew.json", "upgrade-skew.md", "upgrade-skew.html"
-std::vector<std::string> upgrade_report_files();
-// "upgrade-skew.shard-I-of-N.json"
-std::string upgrade_shard_file_name(ShardSpec shard);
-
-// A shard file: the options, the shard, its range and its trials as compact arrays.
-std::string upgrade_shard_json(const UpgradeShard& shard);
-// Reads a shard file back. On a malformed file returns nullopt with a sentence in `error`.
-std::optional<UpgradeShard> parse_upgrade_shard(std::string_view text, std::string* error);
-
-// Checks that the shards belong together (same format, hasim version and options, one
-// shard count N, every shard index exactly once, each with the range trial_range gives and
-// that many trials) and concatenates their trials in order. `names` label the shards in
-// messages (file names). nullopt with a message naming the problem and the fix otherwise.
-struct MergedUpgradeTrials {
-  UpgradeOptions options;  // shard {0, 1}
-  std::vector<UpgradeTrial> trials;
-};
-std::optional<MergedUpgradeTrials> merge_upgrade_shards(const std::vector<std::string>& texts,
-                                                        const std::vector<std::string>& names,
-                                                        std::string* error);
-
-// The options as JSON text (canonical: two shards agree iff these strings are equal) and
-// back. Used by shard files and the report.
+// The options as JSON text (canonical: two shards agree iff these strings are equal).
 std::string upgrade_options_json(const UpgradeOptions& options);
 
 // The `hasim report upgrade-skew` flags that reproduce these options (without --jobs,
 // --out or --shard), for the reports' "how to reproduce" line. Settings that have no flag
 // are not mentioned; the JSON has them all.
 std::string upgrade_reproduce_command(const UpgradeOptions& options);
+
+// What hasim found beyond the grid, each kept as a scenario whose verdict a test asserts.
+std::vector<std::string> upgrade_findings();
 
 }  // namespace hasim

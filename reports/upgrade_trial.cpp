@@ -5,6 +5,7 @@
 #include "models/cluster/upgrade_plan.hpp"
 #include "models/cluster/acting_leaders.hpp"
 #include "properties/no_skew.hpp"
+#include "reports/timeline_recorder.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
@@ -77,83 +78,6 @@ class UpgradeCounters final : public TraceObserver {
   TrueTime from_;
   TrueTime to_;
   ActingLeaders leaders_;
-};
-
-// Collects the swimlanes of the sample timeline.
-class TimelineRecorder final : public TraceObserver {
- public:
-  explicit TimelineRecorder(std::string newer) : newer_(std::move(newer)) {}
-  void on_event(const TraceEvent& event) override {
-    const std::string process = process_of(event);
-    if (event.kind == "component-start" && event.string_field("component") == "kube-apiserver") {
-      open_[process] = {event.t, std::string(event.string_field("emulation"))};
-    } else if ((event.kind == "crash" || event.kind == "exit") && open_.contains(process)) {
-      close(process, event.t);
-    }
-    if (event.kind == "upgrade-stop" || event.kind == "upgrade-node-up") {
-      const std::string label = event.kind == "upgrade-stop"
-                                    ? "stop"
-                                    : "up at " + std::string(event.string_field("emulation"));
-      lane(std::string(event.node) + " kube-apiserver").markers.push_back({event.t, label, ""});
-    }
-    for (const ActingChange& change : leaders_.observe(event)) {
-      const std::string name = change.lease.substr(change.lease.find('/') + 1) + " leader";
-      if (change.started) {
-        leading_[change.lease] = {event.t, change.actor};
-      } else if (leading_.contains(change.lease)) {
-        const auto& [since, actor] = leading_.at(change.lease);
-        const std::string version = actor.emulation.empty() ? actor.version : actor.emulation;
-        lane(name).segments.push_back(
-            {since, event.t, actor.process.substr(0, actor.process.find('/')) + " v" + version,
-             colour(version)});
-        leading_.erase(change.lease);
-      }
-    }
-  }
-  void finish(TrueTime end, const NoSkew& skew) {
-    std::vector<std::string> processes;
-    for (const auto& [process, open] : open_) processes.push_back(process);
-    for (const std::string& process : processes) close(process, end);
-    for (const auto& [lease, leading] : leading_) {
-      const auto& [since, actor] = leading;
-      const std::string version = actor.emulation.empty() ? actor.version : actor.emulation;
-      lane(lease.substr(lease.find('/') + 1) + " leader")
-          .segments.push_back({since, end,
-                               actor.process.substr(0, actor.process.find('/')) + " v" + version,
-                               colour(version)});
-    }
-    for (const NoSkew::SkewInterval& interval : skew.intervals()) {
-      lane(interval.lease.substr(interval.lease.find('/') + 1) + " leader")
-          .markers.push_back({interval.start, "skew violation", "#d55e00"});
-    }
-  }
-  std::vector<TimelineLane> lanes() const {
-    std::vector<TimelineLane> out;
-    for (const auto& [name, lane] : lanes_) out.push_back(lane);
-    return out;
-  }
-
- private:
-  TimelineLane& lane(const std::string& name) {
-    TimelineLane& lane = lanes_[name];
-    lane.label = name;
-    return lane;
-  }
-  std::string colour(const std::string& version) const {
-    return version == newer_ ? palette_colour(1) : palette_colour(0);
-  }
-  void close(const std::string& process, TrueTime at) {
-    const auto& [since, version] = open_.at(process);
-    lane(process.substr(0, process.find('/')) + " kube-apiserver")
-        .segments.push_back({since, at, "v" + version, colour(version)});
-    open_.erase(process);
-  }
-
-  std::string newer_;
-  ActingLeaders leaders_;
-  std::map<std::string, std::pair<TrueTime, std::string>> open_;  // serving apiservers
-  std::map<std::string, std::pair<TrueTime, Actor>> leading_;     // by lease
-  std::map<std::string, TimelineLane> lanes_;                     // ordered by name
 };
 
 struct Run {
@@ -250,14 +174,14 @@ UpgradeTimeline upgrade_timeline(const Scenario& scenario, std::uint64_t seed) {
   Run run = prepare(scenario, seed);
   const std::string newer = newer_version(scenario);
   NoSkew skew("no-skew");
-  TimelineRecorder recorder(newer);
+  // No window of events: the report draws lanes only.
+  TimelineRecorder recorder(TrueTime{1}, TrueTime{0}, newer);
   run.world->trace().add_observer(&skew);
   run.world->trace().add_observer(&recorder);
   run.world->run_until(run.end);
   skew.finish(run.end);
-  recorder.finish(run.end, skew);
   UpgradeTimeline timeline;
-  timeline.lanes = recorder.lanes();
+  timeline.lanes = recorder.upgrade_lanes(run.end, skew);
   timeline.start = run.start - seconds(10);
   timeline.end = run.end;
   return timeline;

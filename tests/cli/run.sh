@@ -169,6 +169,35 @@ expect "HASIM_DATA_DIR full name" 1 "scenario +demo-fast-clock" -- \
   env HASIM_DATA_DIR="$tmp/data" "$hasim" run b/demo
 expect "HASIM_DATA_DIR wrong" 2 'HASIM_DATA_DIR is ".*", which has no scenarios/ folder' -- \
   env HASIM_DATA_DIR="$tmp/none" "$hasim" list
+# Studies from the registry: listing, per-study help and flags, shards and merge for every
+# study, progress lines off a terminal, --quiet.
+expect "report --list" 0 "failover .*leader" -- "$hasim" report --list
+expect "report without a study" 2 "give a study to run" -- "$hasim" report
+expect "study help shows its own flags" 0 "--modes" -- "$hasim" report upgrade-skew --help
+if "$hasim" report upgrade-skew --help | grep -q -- "--pause"; then
+  echo "FAIL: upgrade-skew --help shows failover's --pause"; failures=$((failures + 1)); else
+  echo "ok:   upgrade-skew --help lacks failover's --pause"; fi
+expect "upgrade-skew flag on failover" 2 "--modes applies to .hasim report upgrade-skew" -- "$hasim" report failover --modes lease --out "$tmp/bad"
+fo=(report failover --trials 2 --seed 3)
+expect "failover shard 0/2" 0 "wrote .*failover.shard-0-of-2.json" -- "$hasim" "${fo[@]}" --shard 0/2 --out "$tmp/fo-shards" --quiet
+expect "failover shard 1/2" 0 "trials \[3, 6\) of 6" -- "$hasim" "${fo[@]}" --shard 1/2 --out "$tmp/fo-shards" --quiet
+expect "failover merge" 0 "merged 2 shards" -- "$hasim" merge "$tmp"/fo-shards/failover.shard-*-of-2.json --out "$tmp/fo-merged" --quiet
+"$hasim" "${fo[@]}" --jobs 1 --out "$tmp/fo-single" >/dev/null 2>"$tmp/fo-progress.txt"
+for f in failover.json failover.md failover.html failover.cells.csv failover.trials.csv; do
+  if cmp -s "$tmp/fo-single/$f" "$tmp/fo-merged/$f"; then echo "ok:   merged $f equals a single run"; else
+    echo "FAIL: merged $f equals a single run"; failures=$((failures + 1)); fi
+done
+if grep -qE "^failover: 6/6 trials in [0-9]+s, [0-9]+/s$" "$tmp/fo-progress.txt"; then
+  echo "ok:   progress line off a terminal"; else
+  echo "FAIL: progress line off a terminal:"; sed 's/^/    /' "$tmp/fo-progress.txt"; failures=$((failures + 1)); fi
+expect "merge refuses another study's shard" 2 "is a shard of failover but" -- "$hasim" merge "$tmp/shards/upgrade-skew.shard-0-of-2.json" "$tmp/fo-shards/failover.shard-1-of-2.json" --out "$tmp/m6"
+quiet_err=$("$hasim" "${fo[@]}" --quiet --out "$tmp/fo-quiet" 2>&1 >/dev/null)
+check_err=$("$hasim" check --runs 3 --quiet --out "$tmp/check-quiet" 2>&1 >/dev/null)
+if [ -z "$quiet_err" ] && [ -z "$check_err" ]; then echo "ok:   --quiet silences progress"; else
+  echo "FAIL: --quiet silences progress: $quiet_err $check_err"; failures=$((failures + 1)); fi
+check_progress=$("$hasim" check --runs 3 --out "$tmp/check-progress" 2>&1 >/dev/null)
+if grep -qE "^check: 3/3 runs in" <<<"$check_progress"; then echo "ok:   check progress off a terminal"; else
+  echo "FAIL: check progress off a terminal: $check_progress"; failures=$((failures + 1)); fi
 
 if [ "$failures" -gt 0 ]; then echo "$failures CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"

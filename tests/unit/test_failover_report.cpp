@@ -1,28 +1,45 @@
-// The failover study: identical at any --jobs, plausible figures, and all three files.
+// The failover study: identical at any --jobs, plausible figures, and all its files.
 #include <catch2/catch.hpp>
 
 #include "reports/failover_report.hpp"
+#include "reports/study_runner.hpp"
 
 using namespace hasim;
 
-TEST_CASE("the failover study is identical for one and two threads", "[report][failover]") {
+namespace {
+
+// The study configured as `hasim report failover --trials N --seed S` would, run whole.
+std::unique_ptr<Study> run_failover(std::uint64_t trials, std::uint64_t seed, unsigned jobs) {
+  auto study = make_failover_study();
+  StudyArgs args;
+  args.trials = trials;
+  args.seed = seed;
+  REQUIRE_FALSE(study->configure(args));
+  study->run_trials({0, study->total_trials()}, jobs, {});
+  return study;
+}
+
+FailoverResults results_of(const Study& study, std::uint64_t trials, std::uint64_t seed) {
+  const auto* typed = dynamic_cast<const TrialStudy<FailoverTrial>*>(&study);
+  REQUIRE(typed != nullptr);
   FailoverOptions options;
-  options.trials = 6;
-  options.seed = 7;
-  options.jobs = 1;
-  const std::string one = failover_json(run_failover_study(options, {}));
-  options.jobs = 2;
-  const std::string two = failover_json(run_failover_study(options, {}));
+  options.trials = trials;
+  options.seed = seed;
+  return summarize_failover(options, typed->trials());
+}
+
+}  // namespace
+
+TEST_CASE("the failover study is identical for one and two threads", "[report][failover]") {
+  const std::string one = study_report(*run_failover(6, 7, 1))[0].contents;
+  const std::string two = study_report(*run_failover(6, 7, 2))[0].contents;
   CHECK(one == two);
-  options.seed = 8;
-  CHECK(failover_json(run_failover_study(options, {})) != one);
+  CHECK(study_report(*run_failover(6, 8, 1))[0].contents != one);
 }
 
 TEST_CASE("failover after a crash takes about a lease duration; a long pause gives two leaders",
           "[report][failover]") {
-  FailoverOptions options;
-  options.trials = 8;
-  const FailoverResults results = run_failover_study(options, {});
+  const FailoverResults results = results_of(*run_failover(8, 1, 2), 8, 1);
   const FailoverCell& crash = results.cells.at(FailoverFault::crash);
   REQUIRE(crash.unavailable.size() == 8);
   for (Duration d : crash.unavailable) {
@@ -38,4 +55,16 @@ TEST_CASE("failover after a crash takes about a lease duration; a long pause giv
   const std::string html = failover_html(results);
   CHECK(html.find("<svg") != std::string::npos);
   CHECK(failover_markdown(results).find("| crash") != std::string::npos);
+}
+
+TEST_CASE("failover's flags are checked and name the fix", "[report][failover]") {
+  auto study = make_failover_study();
+  StudyArgs args;
+  args.flags["--pause"] = "5x";
+  CHECK_THAT(study->configure(args).value_or(""), Catch::Contains("--pause \"5x\""));
+  args.flags = {{"--renew-deadline", "2s"}};
+  CHECK_THAT(study->configure(args).value_or(""), Catch::Contains("--renew-deadline"));
+  args.flags = {};
+  args.trials = 0;
+  CHECK_THAT(study->configure(args).value_or(""), Catch::Contains("--trials"));
 }

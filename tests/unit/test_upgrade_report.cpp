@@ -3,7 +3,9 @@
 // refusals, the summaries, and what the three files contain.
 #include <catch2/catch.hpp>
 
+#include "reports/study_runner.hpp"
 #include "reports/upgrade_report.hpp"
+#include "reports/upgrade_study.hpp"
 #include "sim/rng.hpp"
 
 using namespace hasim;
@@ -48,7 +50,14 @@ UpgradeTimeline fake_timeline(const UpgradeCell& cell, std::uint64_t seed) {
   return timeline;
 }
 
-UpgradeModel fake_model() { return {fake_trial, fake_timeline}; }
+UpgradeModel fake_factory(const UpgradeSettings&, const std::vector<UpgradeCell>&) {
+  return {fake_trial, fake_timeline};
+}
+
+std::unique_ptr<Study> fake_study(const UpgradeOptions& options,
+                                  UpgradeModelFactory factory = fake_factory) {
+  return make_upgrade_skew_study(options, std::move(factory));
+}
 
 UpgradeOptions small_options() {
   UpgradeOptions options;
@@ -58,20 +67,39 @@ UpgradeOptions small_options() {
 }
 
 struct Files {
-  std::string json, markdown, html;
+  std::string json, markdown, html, cells_csv, trials_csv;
   bool operator==(const Files&) const = default;
 };
 
-Files render(const UpgradeResults& r) {
-  return {upgrade_json(r), upgrade_markdown(r), upgrade_html(r)};
+Files render(Study& study) {
+  const std::vector<ReportFile> f = study_report(study);
+  REQUIRE(f.size() == 5);
+  return {f[0].contents, f[1].contents, f[2].contents, f[3].contents, f[4].contents};
 }
 
-std::vector<std::string> shard_texts(const UpgradeOptions& base, std::uint64_t count) {
+Files single_run(const UpgradeOptions& options, unsigned jobs) {
+  auto study = fake_study(options);
+  study->run_trials({0, study->total_trials()}, jobs, {});
+  return render(*study);
+}
+
+// The trials a study holds, in order.
+const std::vector<UpgradeTrial>& trials_of(const Study& study) {
+  const auto* typed = dynamic_cast<const TrialStudy<UpgradeTrial>*>(&study);
+  REQUIRE(typed != nullptr);
+  return typed->trials();
+}
+
+UpgradeResults run_upgrade_study(const UpgradeOptions& options, UpgradeModelFactory factory) {
+  auto study = fake_study(options, factory);
+  study->run_trials({0, study->total_trials()}, 1, {});
+  return complete_upgrade_study(options, trials_of(*study), factory({}, {}).timeline);
+}
+
+std::vector<std::string> shard_texts(const UpgradeOptions& options, std::uint64_t count) {
   std::vector<std::string> texts;
   for (std::uint64_t i = 0; i < count; ++i) {
-    UpgradeOptions options = base;
-    options.shard = {i, count};
-    texts.push_back(upgrade_shard_json(run_upgrade_shard(options, fake_trial)));
+    texts.push_back(run_study_shard(*fake_study(options), {i, count}, 1));
   }
   return texts;
 }
@@ -80,6 +108,13 @@ std::vector<std::string> names(std::size_t count) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < count; ++i) out.push_back("s" + std::to_string(i) + ".json");
   return out;
+}
+
+std::unique_ptr<Study> merge(const std::vector<std::string>& texts,
+                             const std::vector<std::string>& labels, std::string* error) {
+  return merge_study_shards(texts, labels, error, [](const std::string& name) {
+    return name == "upgrade-skew" ? make_upgrade_skew_study(fake_factory) : nullptr;
+  });
 }
 
 }  // namespace
@@ -103,11 +138,15 @@ TEST_CASE("trial t of cell c runs with trial_seed(seed, c * trials + t)", "[upgr
   options.cells = {{ElectionMode::lease, UpgradeDirection::upgrade, 3},
                    {ElectionMode::coordinated, UpgradeDirection::rollback, 5}};
   std::vector<std::pair<UpgradeCell, std::uint64_t>> calls;
-  const UpgradeShard shard = run_upgrade_shard(options, [&](const UpgradeCell& c, std::uint64_t s) {
-    calls.emplace_back(c, s);
-    return UpgradeTrial{};
+  auto study = fake_study(options, [&](const UpgradeSettings&, const std::vector<UpgradeCell>&) {
+    return UpgradeModel{[&](const UpgradeCell& c, std::uint64_t s) {
+                          calls.emplace_back(c, s);
+                          return UpgradeTrial{};
+                        },
+                        fake_timeline};
   });
-  CHECK(shard.range == TrialRange{0, 6});
+  study->run_trials({0, study->total_trials()}, 1, {});
+  CHECK(study->total_trials() == 6);
   REQUIRE(calls.size() == 6);  // one thread: in order
   for (std::uint64_t i = 0; i < 6; ++i) {
     CHECK(calls[i].first == options.cells[i / 3]);
@@ -117,43 +156,39 @@ TEST_CASE("trial t of cell c runs with trial_seed(seed, c * trials + t)", "[upgr
 
 TEST_CASE("the study is byte-identical for one and two threads", "[upgrade-report]") {
   UpgradeOptions options = small_options();
-  options.jobs = 1;
-  const Files one = render(run_upgrade_study(options, fake_model()));
-  options.jobs = 2;
-  const Files two = render(run_upgrade_study(options, fake_model()));
+  const Files one = single_run(options, 1);
+  const Files two = single_run(options, 2);
   CHECK(one == two);
   options.seed = 12;
-  CHECK(render(run_upgrade_study(options, fake_model())).json != one.json);
+  CHECK(single_run(options, 1).json != one.json);
 }
 
 TEST_CASE("three merged shards are byte-identical to a single run", "[upgrade-report]") {
-  UpgradeOptions options = small_options();
-  options.jobs = 2;
-  const Files single = render(run_upgrade_study(options, fake_model()));
+  const UpgradeOptions options = small_options();
+  const Files single = single_run(options, 2);
   // Any order of the files: merge puts the trials back in index order.
   std::vector<std::string> texts = shard_texts(options, 3);
   std::swap(texts[0], texts[2]);
   std::string error;
-  auto merged = merge_upgrade_shards(texts, names(3), &error);
+  auto merged = merge(texts, names(3), &error);
   INFO(error);
   REQUIRE(merged);
-  CHECK(merged->options.shard == ShardSpec{});
-  const Files from_shards =
-      render(complete_upgrade_study(merged->options, std::move(merged->trials), fake_timeline));
+  const Files from_shards = render(*merged);
   CHECK(from_shards.json == single.json);
   CHECK(from_shards.markdown == single.markdown);
   CHECK(from_shards.html == single.html);
+  CHECK(from_shards == single);
 }
 
 TEST_CASE("more shards than trials still merge to the single run", "[upgrade-report]") {
   UpgradeOptions options = small_options();
   options.trials = 1;
   options.cells = {{ElectionMode::lease, UpgradeDirection::rollback, 3}};
-  const Files single = render(run_upgrade_study(options, fake_model()));
+  const Files single = single_run(options, 1);
   std::string error;
-  auto merged = merge_upgrade_shards(shard_texts(options, 4), names(4), &error);
+  auto merged = merge(shard_texts(options, 4), names(4), &error);
   REQUIRE(merged);
-  CHECK(render(complete_upgrade_study(merged->options, merged->trials, fake_timeline)) == single);
+  CHECK(render(*merged) == single);
 }
 
 TEST_CASE("a shard file reads back to exactly what was written", "[upgrade-report]") {
@@ -161,20 +196,21 @@ TEST_CASE("a shard file reads back to exactly what was written", "[upgrade-repor
   options.settings.upgrade.downtime = DurationDistribution::lognormal(seconds(40), seconds(80));
   options.settings.upgrade.order = {"cp-3", "cp-1", "cp-2"};
   options.settings.upgrade.stop = UpgradeSpec::Stop::power_off;
-  options.shard = {1, 3};
-  const UpgradeShard shard = run_upgrade_shard(options, fake_trial);
+  auto written = fake_study(options);
+  const std::string text = run_study_shard(*written, {0, 1}, 1);
   std::string error;
-  const auto back = parse_upgrade_shard(upgrade_shard_json(shard), &error);
+  const auto back = merge({text}, names(1), &error);
   INFO(error);
   REQUIRE(back);
-  CHECK(upgrade_options_json(back->options) == upgrade_options_json(options));
-  CHECK(back->options.shard == options.shard);
-  CHECK(back->range == shard.range);
-  REQUIRE(back->trials.size() == shard.trials.size());
-  for (std::size_t i = 0; i < shard.trials.size(); ++i) {
-    const UpgradeTrial& a = shard.trials[i];
-    const UpgradeTrial& b = back->trials[i];
+  CHECK(back->options_json().dump() == upgrade_options_json(options));
+  const std::vector<UpgradeTrial>& a_trials = trials_of(*written);
+  const std::vector<UpgradeTrial>& b_trials = trials_of(*back);
+  REQUIRE(a_trials.size() == b_trials.size());
+  for (std::size_t i = 0; i < a_trials.size(); ++i) {
+    const UpgradeTrial& a = a_trials[i];
+    const UpgradeTrial& b = b_trials[i];
     CHECK(a.violated == b.violated);
+    CHECK(a.kcm_violated == b.kcm_violated);
     CHECK(a.violation_time == b.violation_time);
     CHECK(a.first_violation == b.first_violation);
     CHECK(a.leader_changes == b.leader_changes);
@@ -191,23 +227,23 @@ TEST_CASE("merge refuses shards that do not belong together", "[upgrade-report]"
   std::string error;
 
   SECTION("a missing shard is named") {
-    CHECK_FALSE(merge_upgrade_shards({three[0], three[2]}, names(2), &error));
+    CHECK_FALSE(merge({three[0], three[2]}, names(2), &error));
     CHECK_THAT(error, Catch::Contains("missing 1 of 3 shards: 1/3"));
   }
   SECTION("a shard given twice is named with both files") {
-    CHECK_FALSE(merge_upgrade_shards({three[0], three[1], three[1]}, names(3), &error));
+    CHECK_FALSE(merge({three[0], three[1], three[1]}, names(3), &error));
     CHECK_THAT(error, Catch::Contains("s2.json and s1.json are both shard 1/3"));
   }
   SECTION("a shard of another split") {
     const std::vector<std::string> two = shard_texts(options, 2);
-    CHECK_FALSE(merge_upgrade_shards({three[0], three[1], two[1]}, names(3), &error));
+    CHECK_FALSE(merge({three[0], three[1], two[1]}, names(3), &error));
     CHECK_THAT(error, Catch::Contains("one of 2 shards"));
   }
   SECTION("a shard of another study") {
     UpgradeOptions other = options;
     other.seed = 99;
     const std::vector<std::string> foreign = shard_texts(other, 3);
-    CHECK_FALSE(merge_upgrade_shards({three[0], three[1], foreign[2]}, names(3), &error));
+    CHECK_FALSE(merge({three[0], three[1], foreign[2]}, names(3), &error));
     CHECK_THAT(error, Catch::Contains("belong to different studies"));
   }
   SECTION("a shard of another hasim version") {
@@ -215,13 +251,16 @@ TEST_CASE("merge refuses shards that do not belong together", "[upgrade-report]"
     const std::size_t at = edited.find("\"hasimVersion\": \"");
     REQUIRE(at != std::string::npos);
     edited.insert(at + 17, "9");
-    CHECK_FALSE(merge_upgrade_shards({three[0], three[1], edited}, names(3), &error));
+    CHECK_FALSE(merge({three[0], three[1], edited}, names(3), &error));
     CHECK_THAT(error, Catch::Contains("written by hasim 9"));
   }
   SECTION("not a shard at all") {
-    CHECK_FALSE(merge_upgrade_shards({"{\"report\": \"failover\"}"}, {"f.json"}, &error));
-    CHECK_THAT(error, Catch::Contains("f.json: not an upgrade-skew file"));
-    CHECK_FALSE(merge_upgrade_shards({"[1, 2"}, {"g.json"}, &error));
+    CHECK_FALSE(merge({"{\"report\": \"nosuch\"}"}, {"f.json"}, &error));
+    CHECK_THAT(error, Catch::Contains("f.json: not a file of any hasim study"));
+    CHECK_FALSE(
+        merge({"{\"report\": \"upgrade-skew\", \"file\": \"report\"}"}, {"r.json"}, &error));
+    CHECK_THAT(error, Catch::Contains("r.json: not a shard file"));
+    CHECK_FALSE(merge({"[1, 2"}, {"g.json"}, &error));
     CHECK_THAT(error, Catch::Contains("g.json: not a JSON object"));
   }
   SECTION("a truncated trial array") {
@@ -229,7 +268,7 @@ TEST_CASE("merge refuses shards that do not belong together", "[upgrade-report]"
     const std::size_t at = edited.find("\"violated\": [");
     REQUIRE(at != std::string::npos);
     edited.erase(at + 13, 2);  // the first value and its comma
-    CHECK_FALSE(merge_upgrade_shards({edited, three[1], three[2]}, names(3), &error));
+    CHECK_FALSE(merge({edited, three[1], three[2]}, names(3), &error));
     CHECK_THAT(error, Catch::Contains("must be an array of"));
   }
 }
@@ -239,7 +278,7 @@ TEST_CASE("summaries: Wilson intervals, nearest-rank times, write rates", "[upgr
   options.trials = 4;
   options.cells = {{ElectionMode::lease, UpgradeDirection::upgrade, 3}};
   int calls = 0;
-  const UpgradeTrialFn trial = [&](const UpgradeCell&, std::uint64_t) {
+  const UpgradeTrialFn trial = [&calls](const UpgradeCell&, std::uint64_t) {
     ++calls;
     UpgradeTrial t;
     t.violated = calls % 2 == 0;  // trials 1 and 3 violate
@@ -255,7 +294,9 @@ TEST_CASE("summaries: Wilson intervals, nearest-rank times, write rates", "[upgr
     return t;
   };
   const UpgradeResults r =
-      complete_upgrade_study(options, run_upgrade_shard(options, trial).trials, fake_timeline);
+      run_upgrade_study(options, [&](const UpgradeSettings&, const std::vector<UpgradeCell>&) {
+        return UpgradeModel{trial, fake_timeline};
+      });
   // The sample is the first violating trial.
   CHECK(r.sample.cell == 0);
   CHECK(r.sample.trial == 1);
@@ -278,7 +319,7 @@ TEST_CASE("summaries: Wilson intervals, nearest-rank times, write rates", "[upgr
 TEST_CASE("no violation anywhere: the sample is trial 0 of the first cell", "[upgrade-report]") {
   UpgradeOptions options = small_options();
   options.cells = {{ElectionMode::coordinated, UpgradeDirection::upgrade, 3}};
-  const UpgradeResults r = run_upgrade_study(options, fake_model());
+  const UpgradeResults r = run_upgrade_study(options, fake_factory);
   CHECK(r.sample.cell == 0);
   CHECK(r.sample.trial == 0);
   const std::string md = upgrade_markdown(r);
@@ -287,7 +328,7 @@ TEST_CASE("no violation anywhere: the sample is trial 0 of the first cell", "[up
 }
 
 TEST_CASE("the report files say what a reader of the KEP needs", "[upgrade-report]") {
-  const UpgradeResults r = run_upgrade_study(small_options(), fake_model());
+  const UpgradeResults r = run_upgrade_study(small_options(), fake_factory);
   const std::string json = upgrade_json(r);
   CHECK_THAT(json, Catch::Contains("\"report\": \"upgrade-skew\""));
   CHECK_THAT(json, Catch::Contains("\"formatVersion\": 1"));
@@ -333,7 +374,8 @@ TEST_CASE("option checks name the flag and the fix", "[upgrade-report]") {
 }
 
 TEST_CASE("shard file names follow the Indexed Job's numbering", "[upgrade-report]") {
-  CHECK(upgrade_shard_file_name({2, 8}) == "upgrade-skew.shard-2-of-8.json");
-  CHECK(upgrade_report_files() ==
-        std::vector<std::string>{"upgrade-skew.json", "upgrade-skew.md", "upgrade-skew.html"});
+  CHECK(study_shard_file_name("upgrade-skew", {2, 8}) == "upgrade-skew.shard-2-of-8.json");
+  CHECK(study_report_files("upgrade-skew") ==
+        std::vector<std::string>{"upgrade-skew.json", "upgrade-skew.md", "upgrade-skew.html",
+                                 "upgrade-skew.cells.csv", "upgrade-skew.trials.csv"});
 }
