@@ -166,8 +166,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   merge_command->add_flag("--quiet", merge.quiet, "no progress on stderr");
   add_version(*merge_command);
 
-  CLI::App* list_command =
-      app.add_subcommand("list", "List example scenarios, faults, properties and reports");
+  CLI::App* list_command = app.add_subcommand(
+      "list", "List built-in scenarios, systems, fault kinds, properties and studies");
+  bool fuzz_dictionary = false;
+  list_command->add_flag("--fuzz-dictionary", fuzz_dictionary,
+                         "print the registry's scenario words as a libFuzzer dictionary");
   add_version(*list_command);
 
   try {
@@ -189,7 +192,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (*run_command) return command_run(run, out, err);
   if (*replay_command) return command_replay(replay, out, err);
   if (*validate_command) return command_validate(validate, out, err);
-  if (*list_command) return command_list(out, err);
+  if (*list_command) {
+    return fuzz_dictionary ? command_fuzz_dictionary(out) : command_list(out, err);
+  }
   if (*check_command) return command_check(check, out, err);
   if (*report_command) {
     if (!report_extras_ok(*report_command, study_commands, report, err)) return kExitBadInput;

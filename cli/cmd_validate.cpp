@@ -7,6 +7,9 @@
 #include "cli/output.hpp"
 #include "properties/catalog.hpp"
 #include "properties/fault_space.hpp"
+#include "reports/studies.hpp"
+#include "sim/text.hpp"
+#include "systems/registry.hpp"
 #include "scenarios/loader.hpp"
 
 namespace hasim {
@@ -54,8 +57,18 @@ int list_scenarios(std::ostream& out, std::ostream& err) {
 
 int command_list(std::ostream& out, std::ostream& err) {
   const int scenarios = list_scenarios(out, err);
-  out << "\nFault kinds (\"kind\" in a scenario's faults):\n";
-  for (const std::string& kind : fault_kind_names()) out << "  " << kind << "\n";
+  out << "\nSystems (systems/registry.cpp; \"section\" in a scenario):\n";
+  for (const System& system : systems()) {
+    out << "  " << system.name;
+    if (!system.scenario->section.empty()) out << " (\"" << system.scenario->section << "\")";
+    out << "\n      " << system.summary << "\n";
+    std::vector<std::string> kinds;
+    for (const FaultKind& kind : system.scenario->fault_kinds) kinds.emplace_back(kind.name);
+    if (!kinds.empty()) out << "      fault kinds: " << join_words(kinds) << "\n";
+    for (const RoleKind& role : system.scenario->roles) {
+      out << "      role \"" << role.example << "\": " << role.meaning << "\n";
+    }
+  }
   out << "\nFault kinds hasim check draws (--kinds; each run enables a random subset):\n";
   for (const std::string& kind : fault_choice_names()) out << "  " << kind << "\n";
   out << "\nProperties (\"properties\" in a scenario):\n";
@@ -64,14 +77,16 @@ int command_list(std::ostream& out, std::ostream& err) {
     if (!p.argument.empty()) out << ":" << p.argument;
     out << "\n      " << p.summary << "\n      assumes: " << p.assumes << "\n";
   }
-  out << "\nReports (hasim report NAME):\n"
-      << "  upgrade-skew\n      P(a node-by-node upgrade or rollback violates version skew) "
-         "with leases, Coordinated\n      Leader Election and a mixed fleet, vs KEP-4355's "
-         "25% and the uniform-race model;\n      --shard I/N and `hasim merge` split it "
-         "across machines\n"
-      << "  failover\n      time without a working leader after a leader crash, partition or "
-         "pause, over trials, with dual-leader counts\n";
+  out << "\nStudies (hasim report STUDY; hasim report STUDY --help):\n" << study_list_text();
   return scenarios;
+}
+
+int command_fuzz_dictionary(std::ostream& out) {
+  std::size_t n = 0;
+  for (const std::string& word : scenario_dictionary()) {
+    out << "registry_" << n++ << "=\"\\\"" << word << "\\\"\"\n";
+  }
+  return kExitHeld;
 }
 
 }  // namespace hasim

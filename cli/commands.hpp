@@ -23,6 +23,10 @@ int command_run(const RunArgs& args, std::ostream& out, std::ostream& err);
 int command_replay(const std::string& replay, std::ostream& out, std::ostream& err);
 int command_validate(const std::string& scenario, std::ostream& out, std::ostream& err);
 int command_list(std::ostream& out, std::ostream& err);
+// libFuzzer dictionary lines for every word of the registered systems' scenario format
+// (scripts/fuzz.sh appends them to fuzz/scenario.dict), so a new system is fuzzed with its
+// own keys without editing the dictionary.
+int command_fuzz_dictionary(std::ostream& out);
 
 // `hasim report STUDY ...`: the study's name and the options every study takes (the
 // study's own flags are in options.args.flags). Empty `study`: list the studies.

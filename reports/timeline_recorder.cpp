@@ -1,5 +1,10 @@
 #include "reports/timeline_recorder.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/trace_kinds.hpp"
+#include "models/election/trace_kinds.hpp"
+#include "sim/trace_kinds.hpp"
+
 #include "properties/property.hpp"
 #include "sim/text.hpp"
 
@@ -39,34 +44,38 @@ void TimelineRecorder::on_event(const TraceEvent& event) {
 
 void TimelineRecorder::observe_process(const TraceEvent& event, const std::string& process) {
   ProcessLane& lane = processes_[process];
-  if (event.kind == "component-start") {
+  if (event.kind == api::trace_kind::kComponentStart) {
     const std::string version(event.string_field("version"));
     if (lane.versions.empty() || lane.versions.back() != version) lane.versions.push_back(version);
   }
-  if (event.kind == "start" && lane.down_since) {
+  if (event.kind == trace_kind::kStart && lane.down_since) {
     lane.lane.segments.push_back({*lane.down_since, event.t, "down", "#999999"});
     lane.down_since.reset();
   }
-  if ((event.kind == "crash" || event.kind == "exit") && !lane.down_since) {
+  if ((event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) && !lane.down_since) {
     lane.down_since = event.t;
     mark(lane.lane, event.t, std::string(event.kind), "#000000");
   }
-  if (event.kind == "pause") lane.paused_since = event.t;
-  if (event.kind == "resume" && lane.paused_since) {
+  if (event.kind == trace_kind::kPause) lane.paused_since = event.t;
+  if (event.kind == trace_kind::kResume && lane.paused_since) {
     lane.lane.segments.push_back({*lane.paused_since, event.t, "paused", "#e69f00"});
     lane.paused_since.reset();
   }
-  if (event.kind == "lease-lost") mark(lane.lane, event.t, "lease lost", "#d55e00");
+  if (event.kind == election::trace_kind::kLeaseLost)
+    mark(lane.lane, event.t, "lease lost", "#d55e00");
 }
 
 void TimelineRecorder::observe_upgrade(const TraceEvent& event, const std::string& process) {
-  if (event.kind == "component-start" && event.string_field("component") == "kube-apiserver") {
+  if (event.kind == api::trace_kind::kComponentStart &&
+      event.string_field("component") == "kube-apiserver") {
     serving_[process] = {event.t, std::string(event.string_field("emulation"))};
-  } else if ((event.kind == "crash" || event.kind == "exit") && serving_.contains(process)) {
+  } else if ((event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) &&
+             serving_.contains(process)) {
     close_apiserver(process, event.t);
   }
-  if (event.kind == "upgrade-stop" || event.kind == "upgrade-node-up") {
-    const std::string label = event.kind == "upgrade-stop"
+  if (event.kind == cluster::trace_kind::kUpgradeStop ||
+      event.kind == cluster::trace_kind::kUpgradeNodeUp) {
+    const std::string label = event.kind == cluster::trace_kind::kUpgradeStop
                                   ? "stop"
                                   : "up at " + std::string(event.string_field("emulation"));
     upgrade_lane(std::string(event.node) + " kube-apiserver")

@@ -1,5 +1,7 @@
 #include "reports/upgrade_trial.hpp"
 
+#include "models/apiserver/trace_kinds.hpp"
+
 #include <algorithm>
 
 #include "models/cluster/upgrade_plan.hpp"
@@ -57,7 +59,7 @@ class UpgradeCounters final : public TraceObserver {
     for (const ActingChange& change : leaders_.observe(event)) {
       if (change.started && event.t >= from_ && event.t <= to_) ++leader_changes;
     }
-    if (event.kind == "write" && event.t >= from_ && event.t <= to_) {
+    if (event.kind == api::trace_kind::kWrite && event.t >= from_ && event.t <= to_) {
       const std::string_view object = event.string_field("object");
       if (object.starts_with("Lease ")) ++lease_writes;
       if (object.starts_with("LeaseCandidate ")) ++candidate_writes;
