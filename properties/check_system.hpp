@@ -67,7 +67,7 @@ struct CheckSystem {
 const std::vector<const CheckSystem*>& check_systems();
 
 // Every fault choice in registry order, and lookups.
-std::vector<const FaultChoiceDef*> fault_choices();
+const std::vector<const FaultChoiceDef*>& fault_choices();
 const FaultChoiceDef* find_fault_choice(std::string_view name);
 std::size_t fault_choice_index(std::string_view name);  // into fault_choices(); must exist
 

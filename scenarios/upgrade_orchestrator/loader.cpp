@@ -15,12 +15,6 @@
 namespace hasim::scenario_loader {
 namespace {
 
-std::string quoted_list(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "\"" : ", \"") + w + "\"";
-  return out;
-}
-
 bool contains(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
@@ -29,7 +23,7 @@ bool contains(const std::vector<std::string>& list, const std::string& word) {
 std::string example_order(const std::vector<std::string>& nodes) {
   std::vector<std::string> shown = nodes;
   if (shown.size() > 1) std::rotate(shown.rbegin(), shown.rbegin() + 1, shown.rend());
-  return "[" + quoted_list(shown) + "]";
+  return "[" + join_quoted(shown, ", ") + "]";
 }
 
 // "order": "sequential" (controlPlane.nodes order: spec.order stays empty), "random" (a
@@ -89,7 +83,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
     r.error(path,
             "the order must be a permutation of the control-plane nodes (an upgrade replaces "
             "every one), but it leaves out " +
-                quoted_list(missing) + "; add " + (missing.size() == 1 ? "it" : "them") +
+                join_quoted(missing, ", ") + "; add " + (missing.size() == 1 ? "it" : "them") +
                 " where it should be upgraded, e.g. " + example +
                 ", or use \"sequential\" or \"random\"");
     return;
