@@ -103,6 +103,11 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
   options.loopback = link_params(scenario.network, scenario.network.loopback_latency);
   auto world = std::make_unique<World>(std::move(nodes), options);
   set_links(*world, scenario.network);
+  for (NodeId node = 0; node < scenario.nodes.size(); ++node) {
+    for (DiskSpec& disk : node_disks(scenario.nodes[node])) {
+      world->add_disk(node, std::move(disk.name), disk.params);
+    }
+  }
   // Systems in registry order; processes are numbered in the order they are added, and the
   // order of timed actions decides ties, so this order is part of every trace. What systems
   // leave in `built` lives as long as the world: roles are resolved while it runs.

@@ -312,7 +312,8 @@ const std::vector<KeySet>& scenario_key_sets() {
     top.insert(top.end(), {"faults", "properties"});
     std::vector<KeySet> out{
         {"scenario", top},
-        {"node", {"name", "zone", "clock"}},
+        {"node", {"name", "zone", "clock", "disks"}},
+        {"disk", {"name", "writeLatency", "fsyncLatency", "capacity"}},
         {"clock", {"offset", "drift", "rate"}},
         {"network", {"latency", "loopbackLatency", "loss", "duplicate", "links"}},
         {"link", {"from", "to", "latency", "loss", "duplicate", "symmetric"}},

@@ -182,8 +182,8 @@ void read_targets(Context& c, const Json& f, const std::string& path, FaultSpec&
   } else if (target_forms == TargetForms::process_only) {
     forms = {"process"};
     examples =
-        "\"process\": \"node/process\" such as \"cp-1/kube-scheduler\" (a terminate fault "
-        "stops one process)";
+        "\"process\": \"node/process\" such as \"cp-1/kube-scheduler\" (a " + kind +
+        " fault hits one process)";
   }
   if (target_forms != TargetForms::nodes) forms.push_back("role");
   const std::string form = one_of(r, f, path, forms, kind, examples);

@@ -21,6 +21,7 @@ struct NodeTable {
   bool known = false;  // nodes were read without error, so references can be checked
   std::vector<std::string> names;
   std::map<std::string, std::string, std::less<>> zone_of;  // every node; "" if none
+  std::map<std::string, std::vector<std::string>, std::less<>> disks_of;  // every node
 };
 
 struct Context {
@@ -44,6 +45,9 @@ void check_name(JsonReader& r, const std::string& name, const std::string& path,
 bool is_valid_name(std::string_view name);
 // Reports `name` at `path` unless it is a node; true if it is (or nodes are unknown).
 bool check_node(Context& c, const std::string& name, const std::string& path);
+// Reports `disk` at `path` unless every node in `nodes` has a disk by that name.
+bool check_disk(Context& c, const std::vector<std::string>& nodes, const std::string& disk,
+                const std::string& path);
 // A non-empty list of distinct node names; each must exist.
 std::optional<std::vector<std::string>> read_node_list(Context& c, const Json& value,
                                                        const std::string& path);

@@ -1,4 +1,5 @@
 // "nodes" and the node references of the rest of the file; clocks and their rates.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -24,6 +25,78 @@ ClockSpec read_clock(JsonReader& r, const Json& value, const std::string& path) 
   return clock;
 }
 
+// "8Gi", "500Mi", "100G", or a whole number of bytes: Kubernetes' quantity suffixes.
+std::optional<std::uint64_t> read_capacity(JsonReader& r, const Json& value,
+                                           const std::string& path) {
+  static const std::vector<std::pair<std::string, std::uint64_t>> suffixes{
+      {"Ki", 1ULL << 10}, {"Mi", 1ULL << 20}, {"Gi", 1ULL << 30}, {"Ti", 1ULL << 40},
+      {"k", 1000ULL},     {"M", 1000'000ULL}, {"G", 1000'000'000ULL}, {"T", 1000'000'000'000ULL}};
+  const std::string example = "e.g. \"8Gi\", \"500Mi\" or 1048576 (bytes)";
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > 0) {
+    return value.get<std::uint64_t>();
+  }
+  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  std::size_t digits = 0;
+  std::uint64_t number = 0;
+  while (digits < text.size() && digits < 7 && text[digits] >= '0' && text[digits] <= '9') {
+    number = number * 10 + static_cast<std::uint64_t>(text[digits++] - '0');
+  }
+  for (const auto& [suffix, unit] : suffixes) {
+    if (digits > 0 && number > 0 && text.substr(digits) == suffix) return number * unit;
+  }
+  r.error(path, "expected a positive capacity, " + example + ", found " +
+                    JsonReader::describe(value));
+  return std::nullopt;
+}
+
+DiskSpec read_disk(JsonReader& r, const Json& value, const std::string& path) {
+  DiskSpec disk;
+  if (!r.object(value, path, keys("disk"), "a disk")) return disk;
+  if (const Json* name = r.required(value, path, "name", "\"ssd\"")) {
+    const std::string at = JsonReader::key_path(path, "name");
+    if (auto s = r.string(*name, at)) {
+      check_name(r, *s, at, "a disk name");
+      disk.name = *s;
+    }
+  }
+  const std::pair<const char*, DurationDistribution*> latencies[] = {
+      {"writeLatency", &disk.params.write_latency}, {"fsyncLatency", &disk.params.fsync_latency}};
+  for (const auto& [key, target] : latencies) {
+    if (const Json* v = JsonReader::field(value, key)) {
+      if (auto d = r.distribution(*v, JsonReader::key_path(path, key))) *target = *d;
+    }
+  }
+  if (const Json* v = JsonReader::field(value, "capacity")) {
+    if (auto bytes = read_capacity(r, *v, JsonReader::key_path(path, "capacity"))) {
+      disk.params.capacity_bytes = *bytes;
+    }
+  }
+  return disk;
+}
+
+std::vector<DiskSpec> read_disks(JsonReader& r, const Json& value, const std::string& path) {
+  std::vector<DiskSpec> disks;
+  if (!r.array(value, path, "[{\"name\": \"ssd\", \"fsyncLatency\": \"2ms\"}]")) return disks;
+  if (value.empty() || value.size() > 16) {
+    r.error(path, "expected 1 to 16 disks, found " + std::to_string(value.size()) +
+                      "; leave \"disks\" out for one default disk named \"disk\"");
+    return disks;
+  }
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string at = JsonReader::index_path(path, i);
+    DiskSpec disk = read_disk(r, value[i], at);
+    for (const DiskSpec& earlier : disks) {
+      if (!disk.name.empty() && earlier.name == disk.name) {
+        r.error(JsonReader::key_path(at, "name"),
+                "disk name \"" + disk.name + "\" is already used on this node; disk names "
+                "must be unique per node");
+      }
+    }
+    disks.push_back(std::move(disk));
+  }
+  return disks;
+}
+
 }  // namespace
 
 void check_name(JsonReader& r, const std::string& name, const std::string& path,
@@ -43,7 +116,7 @@ void read_nodes(Context& c, const Json& value, const std::string& path) {
   std::vector<NodeSpec>& nodes = c.scenario.nodes;
   if (value.is_number()) {
     if (auto n = r.integer(value, path, 1, kMaxNodes)) {
-      for (std::int64_t i = 1; i <= *n; ++i) nodes.push_back({"n" + std::to_string(i), "", {}});
+      for (std::int64_t i = 1; i <= *n; ++i) nodes.push_back({"n" + std::to_string(i), "", {}, {}});
     }
   } else if (!value.is_array()) {
     r.error(path,
@@ -78,6 +151,9 @@ void read_nodes(Context& c, const Json& value, const std::string& path) {
       if (const Json* clock = JsonReader::field(value[i], "clock")) {
         node.clock = read_clock(r, *clock, JsonReader::key_path(at, "clock"));
       }
+      if (const Json* disks = JsonReader::field(value[i], "disks")) {
+        node.disks = read_disks(r, *disks, JsonReader::key_path(at, "disks"));
+      }
       nodes.push_back(std::move(node));
     }
   }
@@ -85,7 +161,26 @@ void read_nodes(Context& c, const Json& value, const std::string& path) {
   for (const NodeSpec& node : nodes) {
     c.nodes.names.push_back(node.name);
     c.nodes.zone_of.emplace(node.name, node.zone);
+    std::vector<std::string>& disks = c.nodes.disks_of[node.name];
+    for (const DiskSpec& disk : node_disks(node)) disks.push_back(disk.name);
   }
+}
+
+bool check_disk(Context& c, const std::vector<std::string>& nodes, const std::string& disk,
+                const std::string& path) {
+  if (!c.nodes.known) return true;
+  for (const std::string& node : nodes) {
+    const auto it = c.nodes.disks_of.find(node);
+    if (it == c.nodes.disks_of.end()) continue;  // an unknown node is reported elsewhere
+    const std::vector<std::string>& disks = it->second;
+    if (std::find(disks.begin(), disks.end(), disk) != disks.end()) continue;
+    c.reader.error(path, "node \"" + node + "\" has no disk \"" + disk + "\"" +
+                             did_you_mean(disk, disks) + "; its disks are " +
+                             join_quoted(disks, " and ") +
+                             " (a node without \"disks\" has one disk named \"disk\")");
+    return false;
+  }
+  return true;
 }
 
 bool is_valid_name(std::string_view name) {

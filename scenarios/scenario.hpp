@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scenarios/sections.hpp"
+#include "sim/disk.hpp"
 #include "sim/distribution.hpp"
 #include "sim/time.hpp"
 
@@ -21,11 +22,28 @@ struct ClockSpec {
   std::int64_t rate_ppb = 1'000'000'000;  // from "drift": "+50ppm" or "rate": 1.0005
 };
 
+// A node's disk (sim/disk.hpp): "disks": [{"name": "ssd", "writeLatency": "20us",
+// "fsyncLatency": "1ms..4ms", "capacity": "8Gi"}].
+struct DiskSpec {
+  std::string name;
+  DiskParams params;
+};
+
+// The disk every node has unless its "disks" says otherwise.
+inline constexpr std::string_view kDefaultDisk = "disk";
+
 struct NodeSpec {
   std::string name;  // unique, e.g. "n1"
   std::string zone;  // may be empty
   ClockSpec clock;
+  std::vector<DiskSpec> disks;  // empty: one disk kDefaultDisk with DiskParams' defaults
 };
+
+// The node's disks, the default one if it declares none.
+inline std::vector<DiskSpec> node_disks(const NodeSpec& node) {
+  if (!node.disks.empty()) return node.disks;
+  return {DiskSpec{std::string(kDefaultDisk), DiskParams{}}};
+}
 
 struct LinkSpec {
   std::string from;  // node names; the override applies to messages from -> to
@@ -69,6 +87,10 @@ struct FaultSpec {
   std::vector<std::string> to;
   // terminate
   Duration grace = seconds(30);
+  // disk-loss, slow-disk, disk-full: one disk of the target nodes; empty: every disk
+  std::string disk;
+  // slow-disk: operations take this many times as long
+  std::int64_t factor = 10;
   // apiserver_slow
   Duration latency{};
   // apiserver_hang: "get", "list", "create", "update", "delete", "watch"; empty: all

@@ -16,6 +16,10 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "sim/assert.hpp"
+#include "sim/disk.hpp"
 #include "sim/rng.hpp"
 #include "sim/tag_space.hpp"
 #include "sim/time.hpp"
@@ -26,6 +30,15 @@ namespace hasim {
 using ProcessId = std::uint32_t;
 using NodeId = std::uint32_t;
 using TimerId = std::uint64_t;
+using IoId = std::uint64_t;
+
+// What a process is told when one of its disk operations completes (sim/disk.hpp).
+struct IoCompletion {
+  IoId id = 0;
+  IoOp op = IoOp::append;
+  IoStatus status = IoStatus::ok;
+  std::uint64_t tag = 0;  // as given when issued
+};
 
 // A message body. Models derive their own message types; `type()` names it in traces.
 struct MessageBody {
@@ -76,6 +89,33 @@ class Env {
   // True if the timer was pending.
   virtual bool cancel_timer(TimerId timer) = 0;
   virtual DurableStore& durable() = 0;
+  // The volumes mounted into this process (World::add_volume), by name; sim/disk.hpp gives
+  // the semantics. append and fsync complete later, through on_io, with `tag`; they
+  // HASIM_ASSERT that the volume is mounted. read gives what the page cache holds now
+  // (after a restart: what survived); remove deletes a file at once. An Env that mounts
+  // nothing (a unit test's) keeps these defaults.
+  virtual IoId append(std::string_view volume, std::string_view file, std::string record,
+                      std::uint64_t tag) {
+    (void)volume, (void)file, (void)record, (void)tag;
+    HASIM_ASSERT(false && "this Env mounts no volumes");
+    return 0;
+  }
+  virtual IoId fsync(std::string_view volume, std::string_view file, std::uint64_t tag) {
+    (void)volume, (void)file, (void)tag;
+    HASIM_ASSERT(false && "this Env mounts no volumes");
+    return 0;
+  }
+  virtual const std::vector<std::string>& read(std::string_view volume,
+                                               std::string_view file) const {
+    (void)volume, (void)file;
+    HASIM_ASSERT(false && "this Env mounts no volumes");
+    static const std::vector<std::string> none;
+    return none;
+  }
+  virtual void remove(std::string_view volume, std::string_view file) {
+    (void)volume, (void)file;
+    HASIM_ASSERT(false && "this Env mounts no volumes");
+  }
   virtual void trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
   // The process ends itself (os.Exit): once the current callback returns its volatile state
   // is destroyed exactly as by a crash, and whoever supervises it (a kubelet) is told.
@@ -91,6 +131,12 @@ class Process {
   // SIGTERM: a graceful stop was requested. The default exits at once; a model that shuts
   // down gracefully (cancels its context, releases a lease) overrides it and exits later.
   virtual void on_terminate(Env& env) { env.exit(0); }
+  // A disk operation this process issued completed. Only a process that issues them gets
+  // one; an operation whose issuer stopped before it completed is dropped, never applied.
+  virtual void on_io(Env& env, const IoCompletion& io) {
+    (void)env, (void)io;
+    HASIM_ASSERT(false && "a process that issues disk operations must handle on_io");
+  }
 };
 
 }  // namespace hasim

@@ -30,6 +30,12 @@ inline constexpr std::string_view kPartition = "partition";
 inline constexpr std::string_view kHeal = "heal";
 inline constexpr std::string_view kDiskLoss = "disk-loss";
 inline constexpr std::string_view kDropConnections = "drop-connections";
+// Disks (sim/world_disks.cpp): faults, what a power loss took, and failed operations.
+inline constexpr std::string_view kSlowDisk = "slow-disk";
+inline constexpr std::string_view kDiskFull = "disk-full";
+inline constexpr std::string_view kPodDelete = "pod-delete";
+inline constexpr std::string_view kUnsyncedLost = "unsynced-lost";
+inline constexpr std::string_view kDiskError = "disk-error";
 // Whom a fault aimed at a role hit when it fired, or that nobody held the role
 // (scenarios/build.cpp).
 inline constexpr std::string_view kRoleResolved = "role-resolved";
@@ -39,6 +45,7 @@ inline constexpr std::array kAll{
     kStart,        kCrash,         kPause,     kResume,         kTerminate, kExit,
     kRecv,         kDrop,          kDuplicate, kConnectionDrop, kNodeDown,  kNodeUp,
     kClockStep,    kClockRate,     kPartition, kHeal,           kDiskLoss,  kDropConnections,
-    kRoleResolved, kRoleUnresolved};
+    kSlowDisk,     kDiskFull,      kPodDelete, kUnsyncedLost,   kDiskError, kRoleResolved,
+    kRoleUnresolved};
 
 }  // namespace hasim::trace_kind

@@ -51,6 +51,28 @@ class World::ProcessEnv final : public Env {
     return world_.cancel_timer(id_, timer);
   }
   DurableStore& durable() override { return world_.processes_[id_].durable; }
+  IoId append(std::string_view volume, std::string_view file, std::string record,
+              std::uint64_t tag) override {
+    check_active();
+    return world_.issue_io(id_, volume, IoOp::append, std::string(file), std::move(record), tag);
+  }
+  IoId fsync(std::string_view volume, std::string_view file, std::uint64_t tag) override {
+    check_active();
+    return world_.issue_io(id_, volume, IoOp::fsync, std::string(file), {}, tag);
+  }
+  const std::vector<std::string>& read(std::string_view volume,
+                                       std::string_view file) const override {
+    check_active();
+    static const std::vector<std::string> none;
+    const Volume& v = world_.volume(world_.mounted(id_, volume));
+    const auto it = v.files.find(file);
+    return it == v.files.end() ? none : it->second.records;
+  }
+  void remove(std::string_view volume, std::string_view file) override {
+    check_active();
+    const VolumeSlot& v = world_.volumes_[world_.mounted(id_, volume)];
+    world_.disks_[v.disk].disk.remove(v.index, file);
+  }
   void trace(std::string_view kind, std::initializer_list<TraceField> fields) override {
     check_active();
     world_.trace_process(id_, kind, fields);
@@ -196,6 +218,9 @@ RunStats World::run_until(TrueTime end) {
       case kAction:
         actions_[event.payload]();
         break;
+      case kIo:
+        complete_io(event.payload);
+        break;
       default:
         HASIM_ASSERT(false && "unknown event kind");
     }
@@ -251,7 +276,7 @@ void World::fire_timer(ProcessId process, TimerId timer) {
   if (slot.state == ProcessState::paused) {
     HASIM_ASSERT(slot.held.size() < options_.max_held_inputs);
     it->second.event = EventId{};
-    slot.held.push_back(HeldInput{true, timer, 0, nullptr});
+    slot.held.push_back(HeldInput{HeldInput::Kind::timer, timer, 0, nullptr, {}});
     return;
   }
   HASIM_ASSERT(slot.state == ProcessState::running);
@@ -309,11 +334,24 @@ void World::deliver(std::uint64_t flight_index) {
       {{"from", processes_[flight.from].qualified}, {"msg", std::string(flight.message->type())}});
   if (target.state == ProcessState::paused) {
     HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
-    target.held.push_back(HeldInput{false, 0, flight.from, flight.message});
+    target.held.push_back(
+        HeldInput{HeldInput::Kind::message, 0, flight.from, flight.message, {}});
     return;
   }
   invoke(flight.to,
          [&](Process& model, Env& env) { model.on_message(env, flight.from, flight.message); });
+}
+
+// A disk operation's completion (sim/world_disks.cpp), here where invoke() is defined.
+void World::notify_io(ProcessId process, const IoCompletion& done) {
+  ProcessSlot& slot = processes_[process];
+  if (slot.state == ProcessState::paused) {
+    // The kernel finished the operation; the frozen process learns when it resumes.
+    HASIM_ASSERT(slot.held.size() < options_.max_held_inputs);
+    slot.held.push_back(HeldInput{HeldInput::Kind::io, 0, 0, nullptr, done});
+    return;
+  }
+  invoke(process, [&](Process& model, Env& env) { model.on_io(env, done); });
 }
 
 void World::deliver_held(ProcessId process) {
@@ -322,9 +360,13 @@ void World::deliver_held(ProcessId process) {
   while (!slot.held.empty() && slot.state == ProcessState::running) {
     HeldInput input = std::move(slot.held.front());
     slot.held.pop_front();
-    if (!input.is_timer) {
+    if (input.kind == HeldInput::Kind::message) {
       invoke(process,
              [&](Process& model, Env& env) { model.on_message(env, input.from, input.message); });
+      continue;
+    }
+    if (input.kind == HeldInput::Kind::io) {
+      invoke(process, [&](Process& model, Env& env) { model.on_io(env, input.io); });
       continue;
     }
     auto it = slot.timers.find(input.timer);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/clock.hpp"
+#include "sim/disk.hpp"
 #include "sim/env.hpp"
 #include "sim/network.hpp"
 #include "sim/scheduler.hpp"
@@ -24,6 +25,7 @@
 namespace hasim {
 
 using ProcessFactory = std::function<std::unique_ptr<Process>()>;
+using VolumeId = std::uint32_t;
 // Why a process stopped, as its supervisor (the node's kubelet) sees it.
 enum class StopReason { exit, crash, terminated };
 // Told when a process exits on its own (with its code), is killed by a crash fault, or stops
@@ -67,6 +69,10 @@ class World {
 
   // Setup (before run_until).
   ProcessId add_process(NodeId node, std::string name, ProcessFactory factory);
+  // Disks (sim/disk.hpp; sim/world_disks.cpp). A node has the disks added here; a volume is
+  // mounted into one process (its pod's container), which names it in Env::append etc.
+  void add_disk(NodeId node, std::string name, DiskParams params);
+  VolumeId add_volume(ProcessId owner, std::string name, std::string_view disk, VolumeKind kind);
   void at(TrueTime when, std::function<void()> action);
   Network& network() { return network_; }
   TraceWriter& trace() { return trace_; }
@@ -88,7 +94,16 @@ class World {
   std::uint64_t partition(std::vector<DirectedEdge> cut);
   void heal(std::uint64_t cut_id);
   void heal_all();
-  void disk_loss(NodeId node);
+  void disk_loss(NodeId node);  // every disk of the node, and its processes' DurableStores
+  void disk_loss(NodeId node, std::string_view disk);  // one disk: the processes mounting it
+  // Operations issued from now on take `factor` times as long; 1 ends the fault.
+  void slow_disk(NodeId node, std::string_view disk, std::int64_t factor);
+  // While full, every append fails with ENOSPC.
+  void disk_full(NodeId node, std::string_view disk, bool full);
+  // The process's pod is deleted: it is killed (its supervisor is not told: nothing restarts
+  // a deleted pod but its controller, here a later restart) and its ephemeral and memory
+  // volumes are wiped.
+  void delete_pod(ProcessId process);
   void drop_connections(NodeId node);
   // SIGTERM: the model's on_terminate runs; if it is still running after `grace`, it is
   // killed (SIGKILL, traced as a crash with reason "grace-period").
@@ -123,6 +138,10 @@ class World {
   }
   bool reachable(NodeId from, NodeId to) const;
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
+  std::optional<VolumeId> find_volume(ProcessId owner, std::string_view name) const;
+  const Volume& volume(VolumeId volume) const;
+  const Disk& volume_disk(VolumeId volume) const;
+  std::vector<std::string> disk_names(NodeId node) const;
 
  private:
   std::vector<std::shared_ptr<const void>> kept_alive_;
@@ -135,10 +154,12 @@ class World {
     EventId event;  // invalid once fired while paused (held)
   };
   struct HeldInput {
-    bool is_timer = false;
+    enum class Kind : std::uint8_t { message, timer, io };
+    Kind kind = Kind::message;
     TimerId timer = 0;
     ProcessId from = 0;
     Message message;
+    IoCompletion io;
   };
   struct ProcessSlot {
     std::string name;
@@ -164,7 +185,25 @@ class World {
     bool up = true;
     std::vector<ProcessId> processes;
   };
-  enum EventKind : std::uint32_t { kTimer = 1, kDeliver = 2, kAction = 3 };
+  struct DiskSlot {
+    NodeId node = 0;
+    Disk disk;
+  };
+  struct VolumeSlot {
+    std::size_t disk = 0;  // into disks_
+    VolumeIndex index = 0;
+    ProcessId owner = 0;
+  };
+  struct PendingIo {
+    ProcessId process = 0;
+    std::uint64_t incarnation = 0;  // the issuer's; another incarnation drops it
+    VolumeId volume = 0;
+    IoOp op = IoOp::append;
+    std::string file;
+    std::string record;
+    std::uint64_t tag = 0;
+  };
+  enum EventKind : std::uint32_t { kTimer = 1, kDeliver = 2, kAction = 3, kIo = 4 };
 
   // Event handlers.
   void fire_timer(ProcessId process, TimerId timer);
@@ -186,6 +225,15 @@ class World {
   void refuse(const Flight& flight);
   std::vector<TraceField> flight_fields(const Flight& flight) const;  // from, to, msg
   void drop_unreachable_connections();
+  // Disks (sim/world_disks.cpp).
+  VolumeId mounted(ProcessId process, std::string_view volume) const;
+  IoId issue_io(ProcessId process, std::string_view volume, IoOp op, std::string file,
+                std::string record, std::uint64_t tag);
+  void complete_io(IoId io);
+  void notify_io(ProcessId process, const IoCompletion& done);
+  void power_loss(NodeId node);  // node-down: every disk of the node loses its page cache
+  DiskSlot& disk_slot(NodeId node, std::string_view disk);
+  void wipe_volume(VolumeId volume);
   // Runs a model callback with `process` marked active (Env calls are only valid then).
   template <typename Callback>
   void invoke(ProcessId process, Callback&& callback);
@@ -198,6 +246,10 @@ class World {
   Network network_;
   TraceWriter trace_;
   std::vector<std::function<void()>> actions_;
+  std::vector<DiskSlot> disks_;
+  std::vector<VolumeSlot> volumes_;
+  std::map<IoId, PendingIo> ios_;  // issued, not yet completed
+  IoId next_io_id_ = 1;
   TimerId next_timer_id_ = 1;
   std::optional<ProcessId> active_;
   StopHandler stop_handler_;

@@ -78,6 +78,7 @@ void World::node_down(NodeId node) {
   slot.up = false;
   trace_world(trace_kind::kNodeDown, slot.name, {});
   for (ProcessId process : slot.processes) kill(process, "node-down", false);
+  power_loss(node);
 }
 
 void World::node_up(NodeId node) {
@@ -149,6 +150,9 @@ void World::disk_loss(NodeId node) {
     kill(process, "disk-loss", false);
     processes_[process].durable.entries.clear();
     ++processes_[process].durable.wipes;
+  }
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (disks_[volumes_[v].disk].node == node) wipe_volume(v);
   }
 }
 

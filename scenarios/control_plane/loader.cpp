@@ -336,7 +336,7 @@ std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
 void add_store_node(Context& c) {
   const std::string store(kStoreNode);
   if (c.nodes.zone_of.count(store) > 0) return;
-  c.scenario.nodes.push_back(NodeSpec{store, "", {}});
+  c.scenario.nodes.push_back(NodeSpec{store, "", {}, {}});
   c.nodes.names.push_back(store);
   c.nodes.zone_of.emplace(store, "");
 }

@@ -1,5 +1,6 @@
 // The kernel's fault kinds (sim/world.hpp): crash, restart, pause, resume, node-down, node-up,
-// clock-step, clock-rate, partition, heal, disk-loss, drop-connections and terminate. Each
+// clock-step, clock-rate, partition, heal, disk-loss, slow-disk, disk-full, pod-delete,
+// drop-connections and terminate. Each
 // kind's reading, scheduling, JSON and sentence sit together here, so a kind is one entry.
 #include "scenarios/kernel/faults.hpp"
 
@@ -58,6 +59,40 @@ void read_terminate(Context& c, const Json& f, const std::string& path, FaultSpe
     const auto grace =
         c.reader.duration(*v, JsonReader::key_path(path, "grace"), DurationSign::non_negative);
     if (grace) spec.grace = *grace;
+  }
+}
+
+// "disk": one disk of the target nodes (every disk if left out); not with "process".
+void read_disk_name(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+  const Json* disk = JsonReader::field(f, "disk");
+  if (disk == nullptr) return;
+  const std::string at = JsonReader::key_path(path, "disk");
+  const auto name = c.reader.string(*disk, at);
+  if (!name) return;
+  if (JsonReader::field(f, "process") != nullptr) {
+    c.reader.error(at, "\"disk\" names a disk of the target nodes; aim the fault with \"node\" "
+                       "or \"nodes\", or leave \"disk\" out to hit the process's whole node");
+    return;
+  }
+  if (spec.role.empty()) scenario_loader::check_disk(c, spec.targets, *name, at);
+  spec.disk = *name;
+}
+
+template <TargetForms forms>
+void read_disk_fault(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+  scenario_loader::read_targets(c, f, path, spec, forms);
+  read_disk_name(c, f, path, spec);
+}
+
+// slow-disk: "factor", how many times as long each operation takes (etcd's WAL on a noisy
+// neighbour's disk: fsyncs of 100ms and more, against 2ms healthy).
+void read_slow_disk(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+  read_disk_fault<TargetForms::nodes_or_role>(c, f, path, spec);
+  if (const Json* v = c.reader.required(f, path, "factor", "50")) {
+    if (const auto factor = c.reader.integer(*v, JsonReader::key_path(path, "factor"), 2,
+                                             1'000'000)) {
+      spec.factor = *factor;
+    }
   }
 }
 
@@ -274,9 +309,10 @@ void apply_disk_loss(World& world, const Scenario&, const FaultSpec& fault,
   World* w = &world;
   const NodeTargets targets = node_targets(world, fault, built);
   auto hit = std::make_shared<std::vector<NodeId>>();
-  world.at(TrueTime{fault.at.ns}, [w, targets, hit] {
+  const std::string disk = fault.disk;
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit, disk] {
     *hit = targets();
-    for (NodeId id : *hit) w->disk_loss(id);
+    for (NodeId id : *hit) disk.empty() ? w->disk_loss(id) : w->disk_loss(id, disk);
   });
   // The disk is replaced and the processes start again, empty, after `for` (or at once).
   world.at(until_of(fault).value_or(TrueTime{fault.at.ns}), [w, hit] {
@@ -284,6 +320,52 @@ void apply_disk_loss(World& world, const Scenario&, const FaultSpec& fault,
       for (ProcessId process : w->processes_on(id)) w->restart(process);
     }
   });
+}
+
+// The disks a slow-disk or disk-full fault hits on `node`: the one it names, or every one.
+std::vector<std::string> disks_hit(const World& world, NodeId node, const std::string& disk) {
+  return disk.empty() ? world.disk_names(node) : std::vector<std::string>{disk};
+}
+
+// slow-disk and disk-full: at `at` on the target nodes' disks; undone after `for`.
+void apply_disk_state(World& world, const Scenario&, const FaultSpec& fault,
+                      const BuildState& built) {
+  World* w = &world;
+  const NodeTargets targets = node_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<NodeId>>();
+  const bool slow = fault.kind == "slow-disk";
+  const std::int64_t factor = fault.factor;
+  const std::string disk = fault.disk;
+  auto set = [w, hit, slow, disk](std::int64_t factor_now, bool full) {
+    for (NodeId id : *hit) {
+      for (const std::string& d : disks_hit(*w, id, disk)) {
+        slow ? w->slow_disk(id, d, factor_now) : w->disk_full(id, d, full);
+      }
+    }
+  };
+  world.at(TrueTime{fault.at.ns}, [targets, hit, set, factor] {
+    *hit = targets();
+    set(factor, true);
+  });
+  if (const auto until = until_of(fault)) world.at(*until, [set] { set(1, false); });
+}
+
+// pod-delete: the pod goes with its ephemeral volumes; its controller re-creates it after
+// `for` (a StatefulSet's pod comes back under the same name), or a later restart does.
+void apply_pod_delete(World& world, const Scenario&, const FaultSpec& fault,
+                      const BuildState& built) {
+  World* w = &world;
+  const ProcessTargets targets = process_targets(world, fault, built);
+  auto hit = std::make_shared<std::vector<ProcessId>>();
+  world.at(TrueTime{fault.at.ns}, [w, targets, hit] {
+    *hit = targets();
+    for (ProcessId id : *hit) w->delete_pod(id);
+  });
+  if (const auto until = until_of(fault)) {
+    world.at(*until, [w, hit] {
+      for (ProcessId id : *hit) w->restart(id);
+    });
+  }
 }
 
 void apply_drop_connections(World& world, const Scenario&, const FaultSpec& fault,
@@ -329,6 +411,22 @@ void write_clock_rate(const FaultSpec& f, Json& out) {
 void write_terminate(const FaultSpec& f, Json& out) {
   write_fault_targets(f, out);
   out["grace"] = duration_text(f.grace);
+}
+
+void write_disk_fault(const FaultSpec& f, Json& out) {
+  write_fault_targets(f, out);
+  if (!f.disk.empty()) out["disk"] = f.disk;
+  if (f.kind == "slow-disk") out["factor"] = f.factor;
+}
+
+std::string describe_disk_fault(const FaultSpec& f) {
+  const std::string disks = f.disk.empty() ? "every disk" : "disk \"" + f.disk + "\"";
+  if (f.kind == "slow-disk") {
+    return "slow disk (" + std::to_string(f.factor) + "x latency) on " + disks + " of " +
+           fault_target_text(f);
+  }
+  if (f.kind == "disk-full") return "full disk (ENOSPC) on " + disks + " of " + fault_target_text(f);
+  return f.kind + " of " + (f.disk.empty() ? "" : disks + " of ") + fault_target_text(f);
 }
 
 void write_partition(const FaultSpec& f, Json& out) {
@@ -392,6 +490,10 @@ const FaultMagnitude kRateDistance{
       f.rate_ppb = rate_from_ppm(f.rate_ppb < kRatePerfect ? -distance : distance);
     }};
 
+// A slow disk's factor: shrinking toward 2 keeps it slow but less so.
+const FaultMagnitude kSlowFactor{[](const FaultSpec& f) { return f.factor - 2; },
+                                 [](FaultSpec& f, std::int64_t excess) { f.factor = excess + 2; }};
+
 constexpr auto kProcess = TargetForms::nodes_or_process;
 constexpr auto kNodes = TargetForms::nodes;
 constexpr auto kNodeOrRole = TargetForms::nodes_or_role;
@@ -415,7 +517,14 @@ std::vector<FaultKind> kernel_fault_kinds() {
        std::nullopt},
       {"heal", read_nothing, apply_heal, write_nothing,
        [](const FaultSpec&) { return std::string("heal of "); }, std::nullopt},
-      {"disk-loss", read_plain<kProcess>, apply_disk_loss, w, describe_plain, std::nullopt},
+      {"disk-loss", read_disk_fault<kProcess>, apply_disk_loss, write_disk_fault,
+       describe_disk_fault, std::nullopt},
+      {"slow-disk", read_slow_disk, apply_disk_state, write_disk_fault, describe_disk_fault,
+       kSlowFactor},
+      {"disk-full", read_disk_fault<kNodeOrRole>, apply_disk_state, write_disk_fault,
+       describe_disk_fault, std::nullopt},
+      {"pod-delete", read_plain<TargetForms::process_only>, apply_pod_delete, w, describe_plain,
+       std::nullopt},
       {"drop-connections", read_plain<kNodeOrRole>, apply_drop_connections, w, describe_plain,
        std::nullopt},
       {"terminate", read_terminate, apply_terminate, write_terminate, describe_plain, std::nullopt},

@@ -22,13 +22,17 @@ const ScenarioSystem& kernel_scenario_system() {
         {"fault:partition",
          {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
         {"fault:heal", {"at", "kind"}},
-        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process", "role"}},
+        {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process", "role", "disk"}},
+        {"fault:slow-disk", {"at", "kind", "for", "node", "nodes", "role", "disk", "factor"}},
+        {"fault:disk-full", {"at", "kind", "for", "node", "nodes", "role", "disk"}},
+        {"fault:pod-delete", {"at", "kind", "for", "process", "role"}},
         {"fault:drop-connections", {"at", "kind", "node", "nodes", "role"}},
         {"fault:terminate", {"at", "kind", "for", "process", "grace", "role"}},
     };
     s.fault_kinds = kernel_fault_kinds();
     s.trace_kinds.assign(trace_kind::kAll.begin(), trace_kind::kAll.end());
-    s.dictionary = {"isolate", "groups", "oneway", "+50ppm", "-2s"};
+    s.dictionary = {"isolate", "groups", "oneway", "+50ppm", "-2s", "disks", "fsyncLatency",
+                    "writeLatency", "capacity", "8Gi", "factor"};
     return s;
   }();
   return system;

@@ -55,6 +55,8 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc["nodes"][0] = object;
   } else if (kind == "clock") {
     doc["nodes"][0]["clock"] = object;
+  } else if (kind == "disk") {
+    doc["nodes"][0]["disks"] = Json::array({object});
   } else if (kind == "network" || kind == "heartbeat" || kind == "controlPlane") {
     doc[kind] = object;
   } else if (kind == "components" || kind == "kubelet") {

@@ -1,0 +1,164 @@
+// The World's disks (sim/disk.hpp): setup, a process's asynchronous I/O, and the disk
+// faults. An operation is an event at the completion time the disk's FIFO queue gives it;
+// one whose issuer stopped (crash, exit, node down, pod deletion) before it completed is
+// dropped unapplied, as a killed process's interrupted write(2) never returned.
+#include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
+#include "sim/world.hpp"
+
+namespace hasim {
+
+void World::add_disk(NodeId node, std::string name, DiskParams params) {
+  HASIM_ASSERT(!started_);
+  HASIM_ASSERT(node < nodes_.size());
+  for (const DiskSlot& d : disks_) HASIM_ASSERT(d.node != node || d.disk.name() != name);
+  // Its own stream, named by node and disk: adding a disk shifts no other draw.
+  Rng rng = root_rng_.fork("disk/" + nodes_[node].name + "/" + name);
+  disks_.push_back(DiskSlot{node, Disk(std::move(name), params, rng)});
+}
+
+VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view disk,
+                           VolumeKind kind) {
+  HASIM_ASSERT(!started_);
+  HASIM_ASSERT(owner < processes_.size());
+  HASIM_ASSERT(!find_volume(owner, name).has_value());
+  const NodeId node = processes_[owner].node;
+  DiskSlot& slot = disk_slot(node, disk);
+  const VolumeIndex index = slot.disk.add_volume(std::move(name), kind);
+  volumes_.push_back(VolumeSlot{static_cast<std::size_t>(&slot - disks_.data()), index, owner});
+  return static_cast<VolumeId>(volumes_.size() - 1);
+}
+
+World::DiskSlot& World::disk_slot(NodeId node, std::string_view disk) {
+  for (DiskSlot& d : disks_) {
+    if (d.node == node && d.disk.name() == disk) return d;
+  }
+  HASIM_ASSERT(false && "no such disk on this node (the loader checks disk names)");
+  return disks_.front();
+}
+
+std::optional<VolumeId> World::find_volume(ProcessId owner, std::string_view name) const {
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    const VolumeSlot& slot = volumes_[v];
+    if (slot.owner == owner && disks_[slot.disk].disk.volume(slot.index).name == name) return v;
+  }
+  return std::nullopt;
+}
+
+const Volume& World::volume(VolumeId volume) const {
+  const VolumeSlot& slot = volumes_.at(volume);
+  return disks_[slot.disk].disk.volume(slot.index);
+}
+
+const Disk& World::volume_disk(VolumeId volume) const {
+  return disks_.at(volumes_.at(volume).disk).disk;
+}
+
+std::vector<std::string> World::disk_names(NodeId node) const {
+  std::vector<std::string> names;
+  for (const DiskSlot& d : disks_) {
+    if (d.node == node) names.push_back(d.disk.name());
+  }
+  return names;
+}
+
+VolumeId World::mounted(ProcessId process, std::string_view volume) const {
+  const auto found = find_volume(process, volume);
+  HASIM_ASSERT(found.has_value() && "the process names a volume it does not mount");
+  return *found;
+}
+
+IoId World::issue_io(ProcessId process, std::string_view volume, IoOp op, std::string file,
+                     std::string record, std::uint64_t tag) {
+  HASIM_ASSERT(processes_[process].state == ProcessState::running);
+  HASIM_ASSERT(!file.empty());
+  const VolumeId v = mounted(process, volume);
+  const VolumeSlot& slot = volumes_[v];
+  const TrueTime done = disks_[slot.disk].disk.schedule(now(), slot.index, op);
+  HASIM_ASSERT(done >= now());
+  const IoId id = next_io_id_++;
+  ios_.emplace(id, PendingIo{process, processes_[process].incarnation, v, op, std::move(file),
+                             std::move(record), tag});
+  scheduler_.schedule(done, kIo, process, id);
+  return id;
+}
+
+void World::complete_io(IoId id) {
+  auto found = ios_.find(id);
+  HASIM_ASSERT(found != ios_.end());
+  PendingIo io = std::move(found->second);
+  ios_.erase(found);
+  const ProcessSlot& issuer = processes_[io.process];
+  if (issuer.incarnation != io.incarnation || issuer.state == ProcessState::stopped) return;
+  const VolumeSlot& slot = volumes_[io.volume];
+  Disk& disk = disks_[slot.disk].disk;
+  IoStatus status = IoStatus::ok;
+  if (io.op == IoOp::append) {
+    status = disk.complete_append(slot.index, io.file, std::move(io.record));
+  } else {
+    disk.complete_fsync(slot.index, io.file);
+  }
+  if (status != IoStatus::ok) {
+    trace_process(io.process, trace_kind::kDiskError,
+                  {{"volume", disk.volume(slot.index).name},
+                   {"file", io.file},
+                   {"error", std::string(io_status_name(status))}});
+  }
+  notify_io(io.process, IoCompletion{id, io.op, status, io.tag});
+}
+
+void World::power_loss(NodeId node) {
+  for (DiskSlot& d : disks_) {
+    if (d.node != node) continue;
+    for (const auto& [index, lost] : d.disk.power_loss(now())) {
+      trace_world(trace_kind::kUnsyncedLost, nodes_[node].name,
+                  {{"disk", d.disk.name()},
+                   {"volume", d.disk.volume(index).name},
+                   {"records", static_cast<std::int64_t>(lost)}});
+    }
+  }
+}
+
+void World::wipe_volume(VolumeId volume) {
+  const VolumeSlot& slot = volumes_.at(volume);
+  disks_[slot.disk].disk.wipe(slot.index);
+}
+
+void World::disk_loss(NodeId node, std::string_view disk) {
+  DiskSlot& d = disk_slot(node, disk);
+  trace_world(trace_kind::kDiskLoss, nodes_.at(node).name, {{"disk", std::string(disk)}});
+  // Every process with a volume on the disk dies of its I/O errors; the rest run on.
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (&disks_[volumes_[v].disk] != &d) continue;
+    kill(volumes_[v].owner, "disk-loss", false);
+    wipe_volume(v);
+  }
+}
+
+void World::slow_disk(NodeId node, std::string_view disk, std::int64_t factor) {
+  HASIM_ASSERT(factor >= 1);
+  disk_slot(node, disk).disk.set_slow_factor(factor);
+  trace_world(trace_kind::kSlowDisk, nodes_.at(node).name,
+              {{"disk", std::string(disk)}, {"factor", factor}});
+}
+
+void World::disk_full(NodeId node, std::string_view disk, bool full) {
+  disk_slot(node, disk).disk.set_full(full);
+  trace_world(trace_kind::kDiskFull, nodes_.at(node).name,
+              {{"disk", std::string(disk)}, {"full", full}});
+}
+
+void World::delete_pod(ProcessId process) {
+  HASIM_ASSERT(process < processes_.size());
+  std::int64_t wiped = 0;
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (volumes_[v].owner != process) continue;
+    if (volume(v).kind == VolumeKind::persistent) continue;  // the claim outlives the pod
+    wipe_volume(v);
+    ++wiped;
+  }
+  trace_process(process, trace_kind::kPodDelete, {{"volumes_wiped", wiped}});
+  kill(process, "pod-delete", false);
+}
+
+}  // namespace hasim
