@@ -61,9 +61,9 @@ Scenario failover_scenario(const FailoverSettings& settings) {
   scenario.name = "failover";
   for (const char* zone : {"a", "b", "c"}) {
     scenario.nodes.push_back(
-        NodeSpec{std::string("cp-") + std::to_string(zone[0] - 'a' + 1), zone, {}});
+        NodeSpec{std::string("cp-") + std::to_string(zone[0] - 'a' + 1), zone, {}, {}});
   }
-  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}});
+  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}, {}});
   scenario.network.latency = DurationDistribution::lognormal(milliseconds(1), milliseconds(10));
   ControlPlaneSpec cp;
   cp.nodes = {"cp-1", "cp-2", "cp-3"};

@@ -126,10 +126,10 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
   for (int i = 1; i <= cell.nodes; ++i) {
     const std::string name = "cp-" + std::to_string(i);
     scenario.nodes.push_back(
-        NodeSpec{name, std::string(1, static_cast<char>('a' + (i - 1) % 3)), {}});
+        NodeSpec{name, std::string(1, static_cast<char>('a' + (i - 1) % 3)), {}, {}});
     cp.nodes.push_back(name);
   }
-  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}});
+  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}, {}});
   scenario.network.latency = DurationDistribution::lognormal(milliseconds(1), milliseconds(10));
   cp.version = upgrade ? settings.old_version : settings.new_version;
   cp.election = cell.mode;
