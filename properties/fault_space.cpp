@@ -11,18 +11,15 @@
 namespace hasim {
 namespace {
 
-// Processes on the hosts, in the order the world numbers them.
-std::vector<std::string> host_processes(const Scenario& scenario,
-                                        const std::vector<std::string>& hosts) {
-  std::vector<std::string> out;
+// Processes on the hosts, in the order the world numbers them, and those that mount a volume.
+void add_host_processes(const Scenario& scenario, FaultSpace& space) {
   const auto world = build_world(scenario, scenario.seed);
   for (ProcessId p = 0; p < world->process_count(); ++p) {
     const std::string& host = world->node_name(world->process_node(p));
-    if (std::find(hosts.begin(), hosts.end(), host) != hosts.end()) {
-      out.push_back(world->process_name(p));
-    }
+    if (std::find(space.hosts.begin(), space.hosts.end(), host) == space.hosts.end()) continue;
+    space.processes.push_back(world->process_name(p));
+    if (world->mounts_volume(p)) space.mounts.push_back(world->process_name(p));
   }
-  return out;
 }
 
 bool allowed(const Scenario& scenario, const FaultSpace& space, const FaultChoiceDef& choice) {
@@ -95,7 +92,7 @@ FaultSpace fault_space(const Scenario& scenario, bool within_assumptions) {
   for (const CheckSystem* system : check_systems()) {
     if (system->fill_space != nullptr) system->fill_space(scenario, space);
   }
-  space.processes = host_processes(scenario, space.hosts);
+  add_host_processes(scenario, space);
   for (const FaultChoiceDef* choice : fault_choices()) {
     if (allowed(scenario, space, *choice)) space.applicable.emplace_back(choice->name);
   }

@@ -25,6 +25,7 @@ struct FaultSpace {
   std::vector<std::string> nodes;      // partitions may cut any node, the store's too
   std::vector<std::string> hosts;      // nodes whose processes may crash or power off
   std::vector<std::string> processes;  // "node/process" on the hosts
+  std::vector<std::string> mounts;     // those of them that mount a volume (sim/disk.hpp)
   // What each system adds for its own choices (the control plane's apiservers and
   // elections, the upgrade to redraw), one typed entry per system.
   Sections facts;

@@ -139,6 +139,7 @@ class World {
   bool reachable(NodeId from, NodeId to) const;
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
   std::optional<VolumeId> find_volume(ProcessId owner, std::string_view name) const;
+  bool mounts_volume(ProcessId process) const;
   const Volume& volume(VolumeId volume) const;
   const Disk& volume_disk(VolumeId volume) const;
   std::vector<std::string> disk_names(NodeId node) const;

@@ -2,6 +2,8 @@
 // faults. An operation is an event at the completion time the disk's FIFO queue gives it;
 // one whose issuer stopped (crash, exit, node down, pod deletion) before it completed is
 // dropped unapplied, as a killed process's interrupted write(2) never returned.
+#include <algorithm>
+
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 #include "sim/world.hpp"
@@ -43,6 +45,11 @@ std::optional<VolumeId> World::find_volume(ProcessId owner, std::string_view nam
     if (slot.owner == owner && disks_[slot.disk].disk.volume(slot.index).name == name) return v;
   }
   return std::nullopt;
+}
+
+bool World::mounts_volume(ProcessId process) const {
+  return std::any_of(volumes_.begin(), volumes_.end(),
+                     [process](const VolumeSlot& v) { return v.owner == process; });
 }
 
 const Volume& World::volume(VolumeId volume) const {

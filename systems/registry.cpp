@@ -3,10 +3,12 @@
 
 #include "properties/control_plane/check.hpp"
 #include "properties/heartbeat/check.hpp"
+#include "properties/journal/check.hpp"
 #include "properties/kernel/check.hpp"
 #include "properties/upgrade_orchestrator/check.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/heartbeat/heartbeat.hpp"
+#include "scenarios/journal/journal.hpp"
 #include "scenarios/kernel/faults.hpp"
 #include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
@@ -28,6 +30,10 @@ const std::vector<System>& systems() {
          "node-by-node control-plane upgrades and rollbacks, with the compatibility-version "
          "flow",
          &upgrade_scenario_system(), &upgrade_check_system()},
+        {"journal",
+         "the disk demo: a write-ahead journal that acknowledges writes after fsync (or, "
+         "unsafely, after write) on a node's volume (models/journal)",
+         &journal_scenario_system(), &journal_check_system()},
     };
     for (const System& s : out) {
       HASIM_ASSERT(s.scenario->name == s.name && s.check->name == s.name);

@@ -1,5 +1,6 @@
 // `hasim check`'s choices among the kernel's fault kinds: crash, pause, node-down, the three
-// partition shapes, clock steps and rates, and dropped connections. Each draws exactly the
+// partition shapes, clock steps and rates, dropped connections, and the disk faults (disk
+// loss, slow disk, full disk, pod deletion) where a process mounts a volume. Each draws exactly the
 // RapidCheck values in the order listed, so a seed gives the same schedule on every machine.
 #include "properties/kernel/check.hpp"
 
@@ -101,6 +102,38 @@ FaultSpec drop_connections(const FaultSpace& space, const Intensity&) {
   return f;
 }
 
+// Disk faults aim at what mounts a volume: nothing to hit where no process does.
+bool has_mounts(const FaultSpace& s) { return !s.mounts.empty(); }
+
+// The nodes of the processes that mount a volume, each once, in order.
+std::vector<std::string> mount_nodes(const FaultSpace& space) {
+  std::vector<std::string> nodes;
+  for (const std::string& process : space.mounts) {
+    const std::string node = process.substr(0, process.find('/'));
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+  }
+  return nodes;
+}
+
+FaultSpec disk_loss(const FaultSpace& space, const Intensity& intensity) {
+  return draw_outage_fault("disk-loss", mount_nodes(space), space, intensity);
+}
+
+// A slow disk: 2x to 1000x (a 2ms fsync up to 2s: etcd's "slow fdatasync" territory).
+FaultSpec slow_disk(const FaultSpace& space, const Intensity& intensity) {
+  FaultSpec f = draw_outage_fault("slow-disk", mount_nodes(space), space, intensity);
+  f.factor = *rc::gen::inRange<std::int64_t>(2, 2 + 998 * intensity.percent / 100 + 1);
+  return f;
+}
+
+FaultSpec disk_full(const FaultSpace& space, const Intensity& intensity) {
+  return draw_outage_fault("disk-full", mount_nodes(space), space, intensity);
+}
+
+FaultSpec pod_delete(const FaultSpace& space, const Intensity& intensity) {
+  return draw_outage_fault("pod-delete", space.mounts, space, intensity);
+}
+
 template <FaultSpec::PartitionMode mode>
 bool is_partition(const FaultSpec& f) {
   return f.kind == "partition" && f.partition_mode == mode;
@@ -127,6 +160,15 @@ const CheckSystem& kernel_check_system() {
            [](const FaultSpec& f) { return f.kind == "clock-rate"; }},
           {"drop-connections", has_hosts, drop_connections,
            [](const FaultSpec& f) { return f.kind == "drop-connections"; }},
+          // After the others, so that a scenario without volumes draws what it drew before.
+          {"disk-loss", has_mounts, disk_loss,
+           [](const FaultSpec& f) { return f.kind == "disk-loss"; }},
+          {"slow-disk", has_mounts, slow_disk,
+           [](const FaultSpec& f) { return f.kind == "slow-disk"; }},
+          {"disk-full", has_mounts, disk_full,
+           [](const FaultSpec& f) { return f.kind == "disk-full"; }},
+          {"pod-delete", has_mounts, pod_delete,
+           [](const FaultSpec& f) { return f.kind == "pod-delete"; }},
       },
   };
   return system;

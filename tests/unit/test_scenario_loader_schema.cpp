@@ -40,6 +40,14 @@ KeyMap schema_key_sets() {
   return sets;
 }
 
+// Whether `name` is a registered system's top-level section ("heartbeat", "journal", ...).
+bool is_section(const std::string& name) {
+  for (const hasim::ScenarioSystem* system : hasim::scenario_systems()) {
+    if (system->section == name) return true;
+  }
+  return false;
+}
+
 // A valid scenario with an object holding every key of `set` (null values) at its place.
 Json document_with_keys(const std::string& set, const std::set<std::string>& keys) {
   Json doc = base();
@@ -57,7 +65,10 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc["nodes"][0]["clock"] = object;
   } else if (kind == "disk") {
     doc["nodes"][0]["disks"] = Json::array({object});
-  } else if (kind == "network" || kind == "heartbeat" || kind == "controlPlane") {
+  } else if (kind == "upgrade") {
+    doc["controlPlane"] = Json::object();
+    doc[kind] = object;
+  } else if (kind == "network" || is_section(kind)) {
     doc[kind] = object;
   } else if (kind == "components" || kind == "kubelet") {
     doc["controlPlane"] = {{kind, object}};
@@ -65,9 +76,6 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc["controlPlane"] = {{"components", {{"kube-scheduler", object}}}};
   } else if (kind == "coordination") {
     doc["controlPlane"] = {{"election", "coordinated"}, {kind, object}};
-  } else if (kind == "upgrade") {
-    doc["controlPlane"] = Json::object();
-    doc[kind] = object;
   } else if (kind == "link") {
     doc["network"] = {{"links", Json::array({object})}};
   } else if (kind == "fault") {

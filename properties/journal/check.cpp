@@ -1,0 +1,73 @@
+// The journal demo's check half (properties/check_system.hpp): no-lost-write and the one
+// assumption it rests on, that the journal's volume survives what happens to it.
+#include "properties/journal/check.hpp"
+
+#include <algorithm>
+
+#include "properties/journal/no_lost_write.hpp"
+#include "scenarios/journal/spec.hpp"
+
+namespace hasim {
+namespace {
+
+// What takes a volume of this kind with it, as a fault kind; empty: nothing but disk-loss.
+std::vector<std::string> volume_killers(VolumeKind kind) {
+  switch (kind) {
+    case VolumeKind::persistent:
+      return {"disk-loss"};
+    case VolumeKind::ephemeral:
+      return {"disk-loss", "pod-delete"};
+    case VolumeKind::memory:
+      return {"disk-loss", "pod-delete", "node-down"};
+  }
+  return {};
+}
+
+bool assumes_volume(const Scenario& scenario) {
+  return scenario.section<JournalSpec>() != nullptr && names_property(scenario, "no-lost-write");
+}
+
+bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& choice) {
+  if (!assumes_volume(scenario)) return false;
+  const auto killers = volume_killers(scenario.section<JournalSpec>()->volume);
+  return std::find(killers.begin(), killers.end(), choice.name) != killers.end();
+}
+
+void broken(const Scenario& scenario, std::vector<std::string>& out) {
+  if (!assumes_volume(scenario)) return;
+  const VolumeKind kind = scenario.section<JournalSpec>()->volume;
+  const auto killers = volume_killers(kind);
+  for (const FaultSpec& fault : scenario.faults) {
+    if (std::find(killers.begin(), killers.end(), fault.kind) == killers.end()) continue;
+    out.push_back("a " + fault.kind + " at " + format_duration(fault.at) + " takes the " +
+                  std::string(volume_kind_name(kind)) +
+                  " journal volume with it, and no-lost-write assumes the volume survives "
+                  "(nothing replicates the journal)");
+  }
+}
+
+std::unique_ptr<Property> no_lost_write(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<NoLostWrite>(spec);
+}
+
+}  // namespace
+
+const CheckSystem& journal_check_system() {
+  static const CheckSystem system{
+      "journal",
+      {
+          {{"no-lost-write", "",
+            "every write a journal acknowledged is among what it recovers after any restart",
+            "the journal's volume survives what happens to it: no disk loss; no pod deletion "
+            "unless the volume is persistent; no power loss for a memory volume"},
+           no_lost_write},
+      },
+      {},
+      nullptr,
+      forbids,
+      broken,
+  };
+  return system;
+}
+
+}  // namespace hasim
