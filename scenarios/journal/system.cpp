@@ -57,7 +57,8 @@ void read_journal(Context& c, const Json& value, const std::string& path) {
   if (const Json* disk = JsonReader::field(value, "disk")) {
     const std::string at = JsonReader::key_path(path, "disk");
     const auto name = r.string(*disk, at);
-    ok = ok && name.has_value() && scenario_loader::check_disk(c, spec.nodes, *name, at);
+    const bool known = name.has_value() && scenario_loader::check_disk(c, spec.nodes, *name, at);
+    ok = known && ok;
     if (name) spec.disk = *name;
   }
   if (ok) c.scenario.sections.set(spec);
