@@ -33,6 +33,17 @@ struct Intensity {
   }
 };
 
+// How a choice that redraws a section carries its draw (Redraw::value, the choice's own type)
+// into the scenario, a summary line, the replay file's JSON and the shrinker, which first
+// tries without it (the scenario's own values) and then moves its start earlier.
+struct RedrawOps {
+  void (*apply)(const std::any& value, Scenario& scenario);
+  std::string (*describe)(const std::any& value);
+  void (*write)(const std::any& value, Json& scenario);
+  Duration (*start)(const std::any& value);
+  void (*set_start)(std::any& value, Duration at);
+};
+
 struct FaultChoiceDef {
   std::string_view name;  // as `--kinds` and the summary name it: "partition-isolate"
   // Whether the space has targets for it and room in its envelope.
@@ -45,8 +56,10 @@ struct FaultChoiceDef {
   // Can leave a request unanswered until kube-apiserver's request timeout (a cut request or
   // response, a hung apiserver, a node powered off mid-request without RST).
   bool holds_requests = false;
-  // Redraws the scenario's section timings into `schedule` (the upgrade's start, order, ...).
+  // Redraws the scenario's section timings into `schedule` (the upgrade's start, order, ...),
+  // as one Redraw that `redraw_ops` handles.
   void (*redraw)(const FaultSpace& space, Schedule& schedule) = nullptr;
+  const RedrawOps* redraw_ops = nullptr;
 };
 
 struct CheckSystem {

@@ -4,6 +4,7 @@
 #include <rapidcheck.h>
 
 #include "properties/check_system.hpp"
+#include "scenarios/fault_json.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -112,10 +113,29 @@ Schedule generate_schedule(const FaultSpace& space, const GenerateOptions& optio
   return schedule_gen(space, options)(rc::Random(seed), rc::kNominalSize).value();
 }
 
+namespace {
+const RedrawOps& redraw_ops(const Redraw& redraw) {
+  const FaultChoiceDef* choice = find_fault_choice(redraw.choice);
+  HASIM_ASSERT(choice != nullptr && choice->redraw_ops != nullptr);
+  return *choice->redraw_ops;
+}
+}  // namespace
+
 Scenario apply_schedule(Scenario scenario, const Schedule& schedule) {
   scenario.faults = schedule.faults;
-  if (schedule.upgrade) scenario.sections.set(*schedule.upgrade);
+  for (const Redraw& r : schedule.redraws) redraw_ops(r).apply(r.value, scenario);
   return scenario;
+}
+
+void write_schedule(const Schedule& schedule, Json& scenario) {
+  scenario["faults"] = faults_to_json(schedule.faults);
+  for (const Redraw& r : schedule.redraws) redraw_ops(r).write(r.value, scenario);
+}
+
+std::vector<std::string> describe_redraws(const Schedule& schedule) {
+  std::vector<std::string> lines;
+  for (const Redraw& r : schedule.redraws) lines.push_back(redraw_ops(r).describe(r.value));
+  return lines;
 }
 
 }  // namespace hasim

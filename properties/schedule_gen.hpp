@@ -10,19 +10,28 @@
 // own (rc::Random(seed)), so a run's schedule is a pure function of (scenario, options, seed)
 // and needs no RapidCheck test runner. RapidCheck's generator state is not thread-safe:
 // draw schedules on one thread.
+#include <any>
 #include <cstdint>
-#include <optional>
+#include <string>
 #include <vector>
 
-#include "models/cluster/upgrade_spec.hpp"
 #include "properties/fault_space.hpp"
+#include "scenarios/json_reader.hpp"
 
 namespace hasim {
 
+// What a choice that redraws part of a section instead of adding faults drew (upgrade-timing:
+// the upgrade's timings); its choice's RedrawOps (properties/check_system.hpp) apply,
+// describe, write and shrink it.
+struct Redraw {
+  FaultChoice choice;
+  std::any value;
+};
+
 struct Schedule {
-  std::vector<FaultSpec> faults;       // ordered by `at`
-  std::optional<UpgradeSpec> upgrade;  // drawn timings, if upgrade-timing was enabled
-  std::vector<FaultChoice> enabled;    // this run's swarm draw
+  std::vector<FaultSpec> faults;     // ordered by `at`
+  std::vector<Redraw> redraws;       // at most one per redraw choice, in menu order
+  std::vector<FaultChoice> enabled;  // this run's swarm draw
 };
 
 struct GenerateOptions {
@@ -36,7 +45,11 @@ std::vector<FaultChoice> fault_menu(const FaultSpace& space, const std::vector<F
 Schedule generate_schedule(const FaultSpace& space, const GenerateOptions& options,
                            std::uint64_t seed);
 
-// The scenario with this schedule's faults (replacing its own) and upgrade timings.
+// The scenario with this schedule's faults (replacing its own) and its redraws applied.
 Scenario apply_schedule(Scenario scenario, const Schedule& schedule);
+// The same, into a scenario's JSON (a replay file's scenario).
+void write_schedule(const Schedule& schedule, Json& scenario);
+// Each redraw as one line ("upgrade timing: start at 1m0s, ..."), in order.
+std::vector<std::string> describe_redraws(const Schedule& schedule);
 
 }  // namespace hasim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "properties/check_system.hpp"
 #include "scenarios/system.hpp"
 #include "sim/assert.hpp"
 
@@ -19,7 +20,7 @@ class Shrinker {
     fewer_faults();
     for (std::size_t i = 0; i < best_.faults.size(); ++i) shorter(i);
     for (std::size_t i = 0; i < best_.faults.size(); ++i) earlier(i);
-    if (best_.upgrade) upgrade_earlier();
+    for (std::size_t i = 0; i < best_.redraws.size(); ++i) redraw_earlier(i);
     return {best_, steps_, accepted_, steps_ >= max_steps_};
   }
 
@@ -35,8 +36,10 @@ class Shrinker {
   }
 
   void fewer_faults() {
-    if (best_.upgrade) {
-      Schedule candidate{best_.faults, std::nullopt, best_.enabled};  // the scenario's timing
+    // Without a redraw: the scenario's own values (the upgrade's timing as written).
+    for (std::size_t i = best_.redraws.size(); i-- > 0;) {
+      Schedule candidate = best_;
+      candidate.redraws.erase(candidate.redraws.begin() + static_cast<std::ptrdiff_t>(i));
       attempt(candidate);
     }
     // ddmin's complement step: try removing chunks of size n/2, n/4, ..., 1.
@@ -106,10 +109,11 @@ class Shrinker {
     });
   }
 
-  void upgrade_earlier() {
-    least(0, best_.upgrade->at.ns / kMs, [this](std::int64_t ms) {
+  void redraw_earlier(std::size_t i) {
+    const RedrawOps& ops = *find_fault_choice(best_.redraws[i].choice)->redraw_ops;
+    least(0, ops.start(best_.redraws[i].value).ns / kMs, [this, i, &ops](std::int64_t ms) {
       Schedule candidate = best_;
-      candidate.upgrade->at = milliseconds(ms);
+      ops.set_start(candidate.redraws[i].value, milliseconds(ms));
       return candidate;
     });
   }

@@ -46,7 +46,7 @@ void count_kinds(const Schedule& s, CheckResult& result) {
     if (const auto c = choice_of(f)) ++result.faults_by_kind[fault_choice_index(*c)];
   }
   // A redrawn section counts as one fault of its choice (upgrade-timing).
-  if (s.upgrade) ++result.faults_by_kind[fault_choice_index("upgrade-timing")];
+  for (const Redraw& r : s.redraws) ++result.faults_by_kind[fault_choice_index(r.choice)];
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -102,7 +102,7 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t i = begin; i < end; ++i) {
       if (i == 0 && own) {
-        schedules.push_back(Schedule{scenario.faults, std::nullopt, {}});
+        schedules.push_back(Schedule{scenario.faults, {}, {}});
         seeds.push_back(scenario.seed);
         continue;
       }

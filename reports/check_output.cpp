@@ -12,7 +12,6 @@
 #include "scenarios/fault_json.hpp"
 #include "properties/replay.hpp"
 #include "properties/check_system.hpp"
-#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
 #include "sim/text.hpp"
@@ -58,13 +57,8 @@ const Violation& violation_of(const CheckFailure& failure) {
 std::string schedule_lines(const Schedule& schedule, const std::string& prefix) {
   std::string out;
   int n = 0;
-  if (schedule.upgrade) {
-    const UpgradeSpec& u = *schedule.upgrade;
-    out += prefix + std::to_string(++n) + ". upgrade timing: start at " + format_duration(u.at) +
-           ", order " + (u.randomOrder ? "random" : "sequential") + ", downtime " +
-           u.downtime.describe() + ", gap " + u.gap.describe() + ", start jitter " +
-           u.startJitter.describe() + ", canary " + format_duration(u.canary) + ", stop by " +
-           (u.stop == UpgradeSpec::Stop::terminate ? "SIGTERM" : "power-off") + "\n";
+  for (const std::string& line : describe_redraws(schedule)) {
+    out += prefix + std::to_string(++n) + ". " + line + "\n";
   }
   for (const FaultSpec& f : schedule.faults) {
     out += prefix + std::to_string(++n) + ". " + describe_fault(f) + "\n";
@@ -73,7 +67,7 @@ std::string schedule_lines(const Schedule& schedule, const std::string& prefix) 
   return out;
 }
 
-std::size_t schedule_size(const Schedule& s) { return s.faults.size() + (s.upgrade ? 1 : 0); }
+std::size_t schedule_size(const Schedule& s) { return s.faults.size() + s.redraws.size(); }
 
 }  // namespace
 
@@ -162,10 +156,7 @@ Json check_replay(const Json& scenario_json, const CheckFailure& failure,
   Json scenario = scenario_json;
   scenario.erase("$schema");  // the replay file lives elsewhere; the path would dangle
   scenario["seed"] = failure.seed;
-  scenario["faults"] = faults_to_json(failure.shrunk.minimal.faults);
-  if (failure.shrunk.minimal.upgrade) {
-    write_upgrade_timing(*failure.shrunk.minimal.upgrade, scenario["upgrade"]);
-  }
+  write_schedule(failure.shrunk.minimal, scenario);
   return make_replay(scenario, failure.rerun, trace_file);
 }
 

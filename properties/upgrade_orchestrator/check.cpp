@@ -7,6 +7,7 @@
 
 #include "models/cluster/upgrade_spec.hpp"
 #include "properties/no_skew.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -39,8 +40,33 @@ void redraw(const FaultSpace& space, Schedule& schedule) {
   u.canary = *rc::gen::arbitrary<bool>() ? draw_duration(Duration{}, minutes(2)) : Duration{};
   u.stop =
       *rc::gen::inRange(0, 4) == 0 ? UpgradeSpec::Stop::power_off : UpgradeSpec::Stop::terminate;
-  schedule.upgrade = u;
+  schedule.redraws.push_back(Redraw{"upgrade-timing", u});
 }
+
+const UpgradeSpec& upgrade_of(const std::any& value) {
+  const UpgradeSpec* u = std::any_cast<UpgradeSpec>(&value);
+  HASIM_ASSERT(u != nullptr);
+  return *u;
+}
+
+std::string describe_timing(const std::any& value) {
+  const UpgradeSpec& u = upgrade_of(value);
+  return "upgrade timing: start at " + format_duration(u.at) + ", order " +
+         (u.randomOrder ? "random" : "sequential") + ", downtime " + u.downtime.describe() +
+         ", gap " + u.gap.describe() + ", start jitter " + u.startJitter.describe() +
+         ", canary " + format_duration(u.canary) + ", stop by " +
+         (u.stop == UpgradeSpec::Stop::terminate ? "SIGTERM" : "power-off");
+}
+
+const RedrawOps kTimingOps{
+    [](const std::any& value, Scenario& scenario) { scenario.sections.set(upgrade_of(value)); },
+    describe_timing,
+    [](const std::any& value, Json& scenario) {
+      write_upgrade_timing(upgrade_of(value), scenario["upgrade"]);
+    },
+    [](const std::any& value) { return upgrade_of(value).at; },
+    [](std::any& value, Duration at) { std::any_cast<UpgradeSpec&>(value).at = at; },
+};
 
 std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duration>) {
   return std::make_unique<NoSkew>(spec);
@@ -62,7 +88,7 @@ const CheckSystem& upgrade_check_system() {
            no_skew},
       },
       {
-          {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw},
+          {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw, &kTimingOps},
       },
       fill_space,
       nullptr,

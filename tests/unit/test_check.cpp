@@ -80,7 +80,7 @@ const CheckFailure& require_found(const std::optional<CheckResult>& result, cons
   REQUIRE(result->failure.has_value());
   const CheckFailure& failure = *result->failure;
   CHECK(failure.property == property);
-  CHECK(failure.shrunk.minimal.faults.size() + (failure.shrunk.minimal.upgrade ? 1 : 0) <= 2);
+  CHECK(failure.shrunk.minimal.faults.size() + failure.shrunk.minimal.redraws.size() <= 2);
   CHECK(failure.shrunk.minimal.faults.size() <= failure.original.faults.size());
   require_replay_reproduces(json, failure);
   return failure;
@@ -103,14 +103,13 @@ TEST_CASE("every generated schedule round-trips through scenario JSON", "[check]
     for (std::uint64_t seed = 1; seed <= 150; ++seed) {
       const Schedule schedule = generate_schedule(space, {}, seed);
       Json json = base.json;
-      json["faults"] = faults_to_json(schedule.faults);
-      if (schedule.upgrade) write_upgrade_timing(*schedule.upgrade, json["upgrade"]);
+      write_schedule(schedule, json);
       const LoadResult loaded = load_scenario_text(json.dump(), "generated");
       INFO(file << " seed " << seed << ": " << format_errors(loaded.errors, "generated"));
       REQUIRE(loaded.scenario.has_value());
       CHECK(faults_to_json(loaded.scenario->faults) == faults_to_json(schedule.faults));
-      if (schedule.upgrade) {
-        const UpgradeSpec& a = *schedule.upgrade;
+      for (const Redraw& redraw : schedule.redraws) {
+        const auto& a = std::any_cast<const UpgradeSpec&>(redraw.value);
         const UpgradeSpec& b = *loaded.scenario->section<hasim::UpgradeSpec>();
         CHECK((a.at == b.at && a.downtime == b.downtime && a.gap == b.gap &&
                a.startJitter == b.startJitter && a.canary == b.canary && a.stop == b.stop &&
