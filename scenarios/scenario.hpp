@@ -25,6 +25,9 @@ struct NodeSpec {
   std::string name;  // unique, e.g. "n1"
   std::string zone;  // may be empty
   ClockSpec clock;
+  // Not in the file: the name its random streams are forked by, if not `name`, set by a
+  // system that renamed its node (NodeSetup::stream_name; the control plane's store).
+  std::string stream_name{};
 };
 
 struct LinkSpec {

@@ -35,6 +35,10 @@ struct NodeSetup {
   std::string name;
   std::string zone;
   LocalClock clock;
+  // The name the node's random streams are forked by ("net/A->B", "proc/A/p#1"); empty: its
+  // name. A renamed node keeps its old stream name so every seed draws what it drew before
+  // the rename (the ideal store's node, "etcd" until issue 11 part 5, now "store").
+  std::string stream_name{};
 };
 
 struct WorldOptions {
@@ -163,6 +167,7 @@ class World {
     LocalClock clock;
     bool up = true;
     std::vector<ProcessId> processes;
+    std::string stream_name{};  // NodeSetup::stream_name, or the name
   };
   enum EventKind : std::uint32_t { kTimer = 1, kDeliver = 2, kAction = 3 };
 
