@@ -55,6 +55,7 @@ void explain_divergence(const Replay& replay, const RunResult& result,
 
 int command_replay(const std::string& path, std::ostream& out, std::ostream& err) {
   ReplayLoad load = load_replay_file(path);
+  err << format_notes(load.notes, path);
   if (!load.replay) {
     err << format_errors(load.errors, path);
     return kExitBadInput;

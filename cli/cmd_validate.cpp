@@ -22,6 +22,7 @@ int command_validate(const std::string& arg, std::ostream& out, std::ostream& er
   }
   const std::string& path = file.path;
   const LoadResult load = load_scenario_file(path);
+  err << format_notes(load.notes, path);
   if (!load.scenario) {
     err << format_errors(load.errors, path);
     return kExitBadInput;

@@ -30,6 +30,7 @@ std::optional<ScenarioArg> load_scenario_arg(const std::string& path, const char
     return std::nullopt;
   }
   LoadResult load = load_scenario_text(*text, source);
+  err << format_notes(load.notes, source);
   if (!load.scenario) {
     err << format_errors(load.errors, source);
     return std::nullopt;

@@ -12,8 +12,8 @@ namespace hasim {
 std::optional<std::string> read_text_file(const std::string& path);
 
 // A scenario named on the command line, or the built-in one when `path` is empty: its source
-// name, its text as written (for replay files) and the loaded scenario. Prints the errors on
-// `err` and returns nullopt if it cannot be read or loaded.
+// name, its text as written (for replay files) and the loaded scenario. Prints the loader's
+// notes on `err`; if it cannot be read or loaded, prints the errors there and returns nullopt.
 struct ScenarioArg {
   std::string source;
   std::string text;

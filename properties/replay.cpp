@@ -114,14 +114,18 @@ ReplayLoad load_replay_text(std::string_view text, std::string_view source_name)
   }
   JsonReader reader;
   Replay replay;
+  LoadOptions options;
   if (reader.object(document, "$", kReplayKeys, "a replay file")) {
-    if (const Json* format = reader.required(document, "$", "replayFormat", "1")) {
+    if (const Json* format = reader.required(document, "$", "replayFormat", "2")) {
       const auto value = reader.integer(*format, "$.replayFormat", 1, 1000);
-      if (value && *value != kReplayFormat) {
-        reader.error("$.replayFormat", "this hasim reads replay format " +
+      if (value && *value > kReplayFormat) {
+        reader.error("$.replayFormat", "this hasim reads replay formats 1 to " +
                                            std::to_string(kReplayFormat) + ", found " +
-                                           std::to_string(*value));
+                                           std::to_string(*value) +
+                                           "; replay it with the hasim that wrote it");
       }
+      // Format 1 recorded its trace hash with the ideal store on node "etcd".
+      options.legacy_store_node = value == 1;
     }
     if (const Json* version = reader.required(document, "$", "hasimVersion", "\"0.1.0\"")) {
       replay.hasim_version = reader.string(*version, "$.hasimVersion").value_or("");
@@ -139,9 +143,12 @@ ReplayLoad load_replay_text(std::string_view text, std::string_view source_name)
     load.errors.push_back({"$.scenario", "missing: a replay file embeds the scenario it ran"});
     return load;
   }
-  LoadResult inner = load_scenario_text(scenario->dump(), source_name);
+  LoadResult inner = load_scenario_text(scenario->dump(), source_name, options);
   for (ScenarioError& error : inner.errors) {
     load.errors.push_back({"$.scenario" + error.path.substr(1), std::move(error.message)});
+  }
+  for (ScenarioError& note : inner.notes) {
+    load.notes.push_back({"$.scenario" + note.path.substr(1), std::move(note.message)});
   }
   if (!load.errors.empty()) return load;
   replay.scenario_json = *scenario;

@@ -14,7 +14,10 @@
 
 namespace hasim {
 
-inline constexpr int kReplayFormat = 1;
+// The replay format this hasim writes. Format 1 (before issue 11 part 5) ran the ideal store
+// on a node named "etcd", and its trace hash prints that name: it still loads, with the store
+// on "etcd" (LoadOptions::legacy_store_node), and replays exactly. Format 2 names it "store".
+inline constexpr int kReplayFormat = 2;
 
 struct Replay {
   std::string hasim_version;
@@ -33,6 +36,7 @@ Json make_replay(const Json& scenario_json, const RunResult& result, const std::
 struct ReplayLoad {
   std::optional<Replay> replay;
   std::vector<ScenarioError> errors;
+  std::vector<ScenarioError> notes{};  // the embedded scenario's (LoadResult::notes)
 };
 ReplayLoad load_replay_file(const std::string& path);
 ReplayLoad load_replay_text(std::string_view text, std::string_view source_name);

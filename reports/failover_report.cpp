@@ -33,7 +33,7 @@ std::string fault_story(FailoverFault fault, const FailoverSettings& s) {
              secs(crash_lower_bound(s)) + " and LD + 4.4 RP = " + secs(crash_upper_bound(s)) +
              " plus latency.";
     case FailoverFault::partition:
-      return "The leader's node is cut off from the other nodes and from etcd for " +
+      return "The leader's node is cut off from the other nodes and from the store for " +
              secs(s.partition) +
              ". The old leader keeps acting until its renew round fails (RenewDeadline), but it "
              "cannot write, so the cluster has no working leader from the partition until a "

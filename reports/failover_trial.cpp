@@ -63,7 +63,7 @@ Scenario failover_scenario(const FailoverSettings& settings) {
     scenario.nodes.push_back(
         NodeSpec{std::string("cp-") + std::to_string(zone[0] - 'a' + 1), zone, {}, {}});
   }
-  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}, {}});
+  scenario.nodes.push_back(store_node_spec());
   scenario.network.latency = DurationDistribution::lognormal(milliseconds(1), milliseconds(10));
   ControlPlaneSpec cp;
   cp.nodes = {"cp-1", "cp-2", "cp-3"};

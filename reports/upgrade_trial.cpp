@@ -129,7 +129,7 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
         NodeSpec{name, std::string(1, static_cast<char>('a' + (i - 1) % 3)), {}, {}});
     cp.nodes.push_back(name);
   }
-  scenario.nodes.push_back(NodeSpec{std::string(kStoreNode), "", {}, {}});
+  scenario.nodes.push_back(store_node_spec());
   scenario.network.latency = DurationDistribution::lognormal(milliseconds(1), milliseconds(10));
   cp.version = upgrade ? settings.old_version : settings.new_version;
   cp.election = cell.mode;

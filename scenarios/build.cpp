@@ -94,8 +94,9 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
                                    const WorldHook& hook) {
   std::vector<NodeSetup> nodes;
   for (const NodeSpec& node : scenario.nodes) {
-    nodes.push_back(
-        NodeSetup{node.name, node.zone, LocalClock(node.clock.offset, node.clock.rate_ppb)});
+    nodes.push_back(NodeSetup{node.name, node.zone,
+                              LocalClock(node.clock.offset, node.clock.rate_ppb),
+                              node.stream_name});
   }
   WorldOptions options;
   options.seed = seed;

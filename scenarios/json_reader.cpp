@@ -49,18 +49,37 @@ std::string short_duration(Duration d) {
   return text;
 }
 
+namespace {
+
+// `kept`, and if more were reported than kept, a last entry saying how many more, then `tail`.
+std::vector<JsonError> with_dropped(const std::vector<JsonError>& kept, std::size_t total,
+                                    std::string_view tail) {
+  std::vector<JsonError> out = kept;
+  if (total > kept.size()) {
+    out.push_back({"$", "and " + std::to_string(total - kept.size()) + std::string(tail)});
+  }
+  return out;
+}
+
+}  // namespace
+
 void JsonReader::error(const std::string& path, std::string message) {
   ++total_;
   if (errors_.size() < kMaxErrors) errors_.push_back({path, std::move(message)});
 }
 
 std::vector<JsonError> JsonReader::errors() const {
-  std::vector<JsonError> out = errors_;
-  if (total_ > errors_.size()) {
-    out.push_back({"$", "and " + std::to_string(total_ - errors_.size()) +
-                            " more errors not shown; fix the ones above and validate again"});
-  }
-  return out;
+  return with_dropped(errors_, total_,
+                      " more errors not shown; fix the ones above and validate again");
+}
+
+void JsonReader::note(const std::string& path, std::string message) {
+  ++total_notes_;
+  if (notes_.size() < kMaxErrors) notes_.push_back({path, std::move(message)});
+}
+
+std::vector<JsonError> JsonReader::notes() const {
+  return with_dropped(notes_, total_notes_, " more notes like the ones above");
 }
 
 std::string JsonReader::key_path(const std::string& path, std::string_view key) {

@@ -54,6 +54,11 @@ class JsonReader {
   bool failed() const { return total_ > 0; }
   // Errors so far, dropped ones included: compare before and after reading a part.
   std::size_t error_count() const { return total_; }
+  // Something that reads but that the file should change (an old name read as today's),
+  // shown to the user beside the result; it never fails the load. Kept up to kMaxErrors.
+  void note(const std::string& path, std::string message);
+  // The collected notes; if some were dropped, a last entry says how many.
+  std::vector<JsonError> notes() const;
 
   static std::string key_path(const std::string& path, std::string_view key);
   static std::string index_path(const std::string& path, std::size_t index);
@@ -98,6 +103,8 @@ class JsonReader {
                                                           const std::string& path);
   std::vector<JsonError> errors_;
   std::size_t total_ = 0;
+  std::vector<JsonError> notes_;
+  std::size_t total_notes_ = 0;
 };
 
 }  // namespace hasim

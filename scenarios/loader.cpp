@@ -169,7 +169,7 @@ void check_clock_range(Context& c) {
   }
 }
 
-void read_scenario(Context& c, const Json& doc) {
+void read_scenario(Context& c, Json& doc) {
   JsonReader& r = c.reader;
   if (!doc.is_object()) {
     r.error("$", "expected the scenario to be a JSON object, found " + JsonReader::describe(doc) +
@@ -178,6 +178,14 @@ void read_scenario(Context& c, const Json& doc) {
     return;
   }
   r.object(doc, "$", keys("scenario"), "the scenario");
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (!system->section.empty() && JsonReader::field(doc, system->section) != nullptr)
+      c.present.emplace(system->section);
+  }
+  // Older forms of the file into today's, before anything reads it.
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (system->migrate != nullptr && c.has(system->section)) system->migrate(c, doc);
+  }
   Scenario& s = c.scenario;
   if (const Json* v = JsonReader::field(doc, "$schema")) r.string(*v, "$.$schema");
   if (const Json* v = r.required(doc, "$", "name", "\"demo-heartbeat\"")) {
@@ -197,10 +205,6 @@ void read_scenario(Context& c, const Json& doc) {
     if (c.duration) s.duration = *c.duration;
   }
   if (const Json* v = r.required(doc, "$", "nodes", "3")) read_nodes(c, *v, "$.nodes");
-  for (const ScenarioSystem* system : scenario_systems()) {
-    if (!system->section.empty() && JsonReader::field(doc, system->section) != nullptr)
-      c.present.emplace(system->section);
-  }
   // Nodes a section adds (the store's), so links and faults may name them.
   for (const ScenarioSystem* system : scenario_systems()) {
     if (system->add_nodes != nullptr && c.has(system->section)) system->add_nodes(c);
@@ -221,7 +225,8 @@ void read_scenario(Context& c, const Json& doc) {
 
 std::optional<std::string> check_json_text(std::string_view text) { return check_nesting(text); }
 
-LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/) {
+LoadResult load_scenario_text(std::string_view json_text, std::string_view /*source_name*/,
+                              const LoadOptions& options) {
   LoadResult result;
   if (json_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     result.errors.push_back({"$",
@@ -236,8 +241,8 @@ LoadResult load_scenario_text(std::string_view json_text, std::string_view /*sou
   JsonReader reader;
   Scenario scenario;
   try {
-    const Json doc = Json::parse(json_text);
-    Context context{reader, scenario, {}, {}, {}, {}};
+    Json doc = Json::parse(json_text);
+    Context context{reader, scenario, {}, {}, {}, {}, options};
     read_scenario(context, doc);
   } catch (const Json::exception& e) {
     reader.error("$", parse_error_message(json_text, e));
@@ -246,6 +251,9 @@ LoadResult load_scenario_text(std::string_view json_text, std::string_view /*sou
   }
   for (JsonError& e : reader.errors()) {
     result.errors.push_back({std::move(e.path), std::move(e.message)});
+  }
+  for (JsonError& e : reader.notes()) {
+    result.notes.push_back({std::move(e.path), std::move(e.message)});
   }
   if (result.errors.empty()) result.scenario = std::move(scenario);
   return result;
@@ -284,12 +292,23 @@ LoadResult load_scenario_file(const std::string& path) {
   }
 }
 
-std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name) {
+namespace {
+std::string format_lines(const std::vector<ScenarioError>& items, std::string_view source_name,
+                         std::string_view label) {
   std::string out;
-  for (const ScenarioError& e : errors) {
-    out += std::string(source_name) + ": " + e.path + ": " + e.message + "\n";
+  for (const ScenarioError& e : items) {
+    out += std::string(source_name) + ": " + e.path + ": " + std::string(label) + e.message + "\n";
   }
   return out;
+}
+}  // namespace
+
+std::string format_errors(const std::vector<ScenarioError>& errors, std::string_view source_name) {
+  return format_lines(errors, source_name, "");
+}
+
+std::string format_notes(const std::vector<ScenarioError>& notes, std::string_view source_name) {
+  return format_lines(notes, source_name, "note: ");
 }
 
 const std::vector<KeySet>& scenario_key_sets() {

@@ -34,6 +34,7 @@ struct Context {
   // What a system's reader leaves for the readers after it (the control plane's nodes and
   // version for the upgrade and the apiserver faults), one typed entry per system.
   Sections notes;
+  LoadOptions options{};  // how to read a file written for an older hasim
 
   bool has(std::string_view section) const { return present.count(section) > 0; }
 };

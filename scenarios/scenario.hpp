@@ -37,6 +37,9 @@ struct NodeSpec {
   std::string zone;  // may be empty
   ClockSpec clock;
   std::vector<DiskSpec> disks;  // empty: one disk kDefaultDisk with DiskParams' defaults
+  // Not in the file: the name its random streams are forked by, if not `name`, set by a
+  // system that renamed its node (NodeSetup::stream_name; the control plane's store).
+  std::string stream_name{};
 };
 
 // The node's disks, the default one if it declares none.

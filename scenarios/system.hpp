@@ -77,6 +77,10 @@ struct ScenarioSystem {
   // Its objects' allowed keys, named as in scenarios/schema.json's definitions: the section's
   // ("controlPlane", ...) and each fault kind's ("fault:apiserver-hang").
   std::vector<KeySet> key_sets;
+  // Before anything is read, for a section present in the file: rewrites in `doc` what an
+  // older hasim wrote into today's form (the store's old node name), with a note
+  // (c.reader.note) at each place it changed. May be null.
+  void (*migrate)(scenario_loader::Context& c, Json& doc) = nullptr;
   // After "nodes", for a section present in the file: nodes it adds (the store's), so links
   // and faults may name them. May be null.
   void (*add_nodes)(scenario_loader::Context& c) = nullptr;

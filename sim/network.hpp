@@ -38,6 +38,8 @@ struct Flight {
 class Network {
  public:
   // Every link starts with `remote` parameters; a node's link to itself with `loopback`.
+  // `node_names` name only the links' random streams ("net/A->B"): the World passes each
+  // node's stream name (NodeSetup::stream_name).
   Network(const std::vector<std::string>& node_names, LinkParams remote, LinkParams loopback,
           const Rng& root);
 

@@ -5,9 +5,13 @@
 
 namespace hasim {
 namespace {
-std::vector<std::string> names_of(const std::vector<NodeSetup>& nodes) {
+// The names the nodes' random streams are forked by (NodeSetup::stream_name).
+std::string stream_name_of(const NodeSetup& node) {
+  return node.stream_name.empty() ? node.name : node.stream_name;
+}
+std::vector<std::string> stream_names_of(const std::vector<NodeSetup>& nodes) {
   std::vector<std::string> names;
-  for (const NodeSetup& node : nodes) names.push_back(node.name);
+  for (const NodeSetup& node : nodes) names.push_back(stream_name_of(node));
   return names;
 }
 }  // namespace
@@ -94,10 +98,12 @@ class World::ProcessEnv final : public Env {
 World::World(std::vector<NodeSetup> nodes, WorldOptions options)
     : options_(options),
       root_rng_(options.seed),
-      network_(names_of(nodes), options.remote, options.loopback, root_rng_.fork("net")) {
+      network_(stream_names_of(nodes), options.remote, options.loopback, root_rng_.fork("net")) {
   HASIM_ASSERT(!nodes.empty());
   for (NodeSetup& node : nodes) {
-    nodes_.push_back(NodeSlot{std::move(node.name), std::move(node.zone), node.clock, true, {}});
+    std::string stream_name = stream_name_of(node);
+    nodes_.push_back(NodeSlot{
+        std::move(node.name), std::move(node.zone), node.clock, true, {}, std::move(stream_name)});
   }
 }
 
@@ -235,8 +241,9 @@ void World::start(ProcessId process) {
   if (slot.state != ProcessState::stopped || !nodes_[slot.node].up) return;
   HASIM_ASSERT(slot.timers.empty() && slot.held.empty());
   ++slot.incarnation;
-  slot.rng.emplace(
-      root_rng_.fork("proc/" + slot.qualified + "#" + std::to_string(slot.incarnation)));
+  // "proc/NODE/NAME#N" with the node's stream name, which is its name unless it was renamed.
+  slot.rng.emplace(root_rng_.fork("proc/" + nodes_[slot.node].stream_name + "/" + slot.name + "#" +
+                                  std::to_string(slot.incarnation)));
   slot.tags = TagAllocator{};
   slot.model = slot.factory();
   HASIM_ASSERT(slot.model != nullptr);

@@ -37,6 +37,10 @@ struct NodeSetup {
   std::string name;
   std::string zone;
   LocalClock clock;
+  // The name the node's random streams are forked by ("net/A->B", "proc/A/p#1"); empty: its
+  // name. A renamed node keeps its old stream name so every seed draws what it drew before
+  // the rename (the ideal store's node, "etcd" until issue 11 part 5, now "store").
+  std::string stream_name{};
 };
 
 struct WorldOptions {
@@ -185,6 +189,7 @@ class World {
     LocalClock clock;
     bool up = true;
     std::vector<ProcessId> processes;
+    std::string stream_name{};  // NodeSetup::stream_name, or the name
   };
   struct DiskSlot {
     NodeId node = 0;

@@ -87,8 +87,9 @@ void narrow(const std::vector<ElectionBounds>& elections, FaultSpace& space) {
 void fill_space(const Scenario& scenario, FaultSpace& space) {
   const ControlPlaneSpec* cp = scenario.section<ControlPlaneSpec>();
   if (cp == nullptr) return;
-  // The store stands for an external etcd: its outages are partitions (isolate "etcd").
-  space.hosts.erase(std::remove(space.hosts.begin(), space.hosts.end(), std::string(kStoreNode)),
+  // The store stands for an external etcd that never loses quorum: its outages are
+  // partitions (isolate "store"), not faults of a host.
+  space.hosts.erase(std::remove(space.hosts.begin(), space.hosts.end(), cp->storeNode),
                     space.hosts.end());
   ControlPlaneSpace& facts = space.facts.set(ControlPlaneSpace{cp->nodes, elections_of(scenario)});
   if (space.within_assumptions) narrow(facts.elections, space);

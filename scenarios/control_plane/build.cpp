@@ -89,15 +89,18 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
   HASIM_ASSERT(scenario.section<ControlPlaneSpec>() != nullptr);
   const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   ControlPlaneWiring* wiring = &built.set(ControlPlaneWiring{});
-  const auto store_node = world.find_node(kStoreNode);
-  HASIM_ASSERT(store_node.has_value());  // the loader adds it
+  // The loader adds the store's node (kStoreNode; "etcd" for a replay of format 1) and gives
+  // it the stream name "etcd" (store_node_spec): issue 11 part 5 renamed it from "etcd" to
+  // "store" without changing a single random draw.
+  const auto store_node = world.find_node(cp.storeNode);
+  HASIM_ASSERT(store_node.has_value());
 
   World* w = &world;
-  const NodeId etcd = *store_node;
+  const NodeId store_id = *store_node;
   api::IdealStoreHooks hooks;
-  hooks.reachable = [w, etcd](ProcessId caller) {
+  hooks.reachable = [w, store_id](ProcessId caller) {
     const NodeId node = w->process_node(caller);
-    return w->reachable(node, etcd) && w->reachable(etcd, node);
+    return w->reachable(node, store_id) && w->reachable(store_id, node);
   };
   hooks.notify = [w](ProcessId subscriber) {
     w->post(subscriber, std::make_shared<api::StoreNotify>());

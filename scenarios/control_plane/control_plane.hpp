@@ -1,6 +1,6 @@
 #pragma once
 // The control-plane system's scenario glue: reading "controlPlane", wiring it into a World
-// (the ideal store on node "etcd"; on each control-plane node a kube-apiserver,
+// (the ideal store on node "store"; on each control-plane node a kube-apiserver,
 // kube-controller-manager and kube-scheduler, and the kubelet that restarts them with
 // CrashLoopBackOff), and the apiserver fault kinds. The upgrade orchestrator builds on it.
 #include <map>
@@ -67,11 +67,23 @@ RoleKind leader_role();
 void track_leaders(World& world, const Scenario& scenario, ControlPlaneWiring& wiring);
 const ScenarioSystem& control_plane_scenario_system();
 
+// The store's node as a scenario has it: named `name`, forking its random streams by its
+// name before issue 11 part 5 (kLegacyStoreNode), so every seed draws what it drew then.
+NodeSpec store_node_spec(std::string_view name = kStoreNode);
+
 namespace scenario_loader {
 
-// Adds the store's node kStoreNode ("etcd") to c.scenario.nodes and c.nodes unless a node has
-// that name; a scenario with a control plane has it. Idempotent.
+// The store's node name for this load: kStoreNode, or kLegacyStoreNode ("etcd") when
+// c.options asks for it (a replay of format 1).
+std::string store_node_name(const Context& c);
+// Adds the store's node to c.scenario.nodes and c.nodes unless a node has that name, and
+// gives it the store's stream name either way; a scenario with a control plane has it.
+// Idempotent.
 void add_store_node(Context& c);
+// In a file with a control plane, reads the store's old node name "etcd" as "store" wherever
+// a node is named, with a note at each place (legacy_store_node.cpp). Not for a replay of
+// format 1 (c.options.legacy_store_node), where "etcd" is the store's node as it was.
+void read_legacy_store_node(Context& c, Json& doc);
 // "controlPlane": the section and c.notes' ControlPlaneNotes.
 void read_control_plane(Context& c, const Json& value, const std::string& path);
 // A Kubernetes version in strict semver (blang/semver Parse, as API validation of a

@@ -2,7 +2,7 @@
 // the binary), the API server's behaviour, how components elect (lease, coordinated or mixed,
 // with the Coordinated Leader Election settings), each component's leader election (validated
 // as client-go's NewLeaderElector does) and the kubelet's restart back-off. Also adds the
-// store node ("etcd") that the rest of the file may name.
+// store's node ("store") that the rest of the file may name.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -192,17 +192,18 @@ void read_kubelet(JsonReader& r, const Json& value, const std::string& path, Kub
 std::optional<std::vector<std::string>> read_cp_nodes(Context& c, const Json& object,
                                                       const std::string& path) {
   JsonReader& r = c.reader;
+  const std::string store = store_node_name(c);
   const Json* v = JsonReader::field(object, "nodes");
   if (v == nullptr) {
     if (!c.nodes.known) return std::nullopt;
     std::vector<std::string> nodes;
     for (const std::string& name : c.nodes.names) {
-      if (name != kStoreNode) nodes.push_back(name);
+      if (name != store) nodes.push_back(name);
     }
     if (nodes.empty()) {
       r.error(path, "the control plane has no nodes: by default it runs on every node but \"" +
-                        std::string(kStoreNode) +
-                        "\" (the store), and there is no other node; add nodes such as "
+                        store +
+                        "\" (the ideal store's), and there is no other node; add nodes such as "
                         "{\"name\": \"cp-1\"} to \"nodes\"");
       return std::nullopt;
     }
@@ -214,11 +215,10 @@ std::optional<std::vector<std::string>> read_cp_nodes(Context& c, const Json& ob
   bool ok = true;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string item = JsonReader::index_path(at, i);
-    if ((*list)[i] == kStoreNode) {
-      r.error(item, "\"" + std::string(kStoreNode) +
-                        "\" is the store's node (the ideal etcd) and cannot also be a "
-                        "control-plane node; remove it from the list, or name the control-plane "
-                        "node differently");
+    if ((*list)[i] == store) {
+      r.error(item, "\"" + store +
+                        "\" is the ideal store's node and cannot also be a control-plane node; "
+                        "remove it from the list, or name the control-plane node differently");
       ok = false;
     } else {
       ok = check_node(c, (*list)[i], item) && ok;
@@ -333,12 +333,22 @@ std::optional<election::SemVer> read_version(JsonReader& r, const Json& value,
   return std::nullopt;
 }
 
+std::string store_node_name(const Context& c) {
+  return std::string(c.options.legacy_store_node ? kLegacyStoreNode : kStoreNode);
+}
+
 void add_store_node(Context& c) {
-  const std::string store(kStoreNode);
-  if (c.nodes.zone_of.count(store) > 0) return;
-  c.scenario.nodes.push_back(NodeSpec{store, "", {}, {}});
-  c.nodes.names.push_back(store);
-  c.nodes.zone_of.emplace(store, "");
+  const std::string store = store_node_name(c);
+  if (c.nodes.zone_of.count(store) == 0) {
+    c.scenario.nodes.push_back(store_node_spec(store));
+    c.nodes.names.push_back(store);
+    c.nodes.zone_of.emplace(store, "");
+    c.nodes.disks_of[store] = {std::string(kDefaultDisk)};
+  }
+  // A declared store node keeps its zone and clock, and takes the store's stream name.
+  for (NodeSpec& node : c.scenario.nodes) {
+    if (node.name == store) node.stream_name = std::string(kLegacyStoreNode);
+  }
 }
 
 void read_control_plane(Context& c, const Json& value, const std::string& path) {
@@ -350,6 +360,7 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
   }
   ControlPlaneSpec spec;
   spec.scheduler.releaseOnCancel = true;  // kube-scheduler sets ReleaseOnCancel; KCM does not
+  spec.storeNode = store_node_name(c);
   notes.nodes = read_cp_nodes(c, value, path);
   if (notes.nodes) spec.nodes = *notes.nodes;
   add_store_node(c);
@@ -445,6 +456,12 @@ constexpr std::array<std::string_view, 3> kElectionModeNames{"lease", "coordinat
 static_assert(kElectionModeNames.size() == static_cast<std::size_t>(ElectionMode::mixed) + 1);
 
 }  // namespace
+
+NodeSpec store_node_spec(std::string_view name) {
+  // Issue 11 part 5 renamed the store's node from "etcd" to "store"; its random streams keep
+  // the old name, so every seed draws exactly what it drew before the rename.
+  return NodeSpec{std::string(name), "", {}, {}, std::string(kLegacyStoreNode)};
+}
 
 std::string_view to_string(ElectionMode mode) {
   const auto index = static_cast<std::size_t>(mode);

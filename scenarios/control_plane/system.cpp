@@ -30,6 +30,7 @@ std::vector<std::string> dictionary() {
                                  "local",   "loadBalancer", "priority",
                                  "bounded", "unbounded",    "OldestEmulationVersion",
                                  "1.31.0",  "1.32.0",       std::string(kStoreNode)};
+  words.emplace_back(kLegacyStoreNode);  // old files name the store's node "etcd"
   for (std::string_view lock : election::kLockTypes) words.emplace_back(lock);
   for (api::Verb verb : api::kVerbs) words.emplace_back(api::to_string(verb));
   return words;
@@ -58,6 +59,7 @@ const ScenarioSystem& control_plane_scenario_system() {
         {"fault:apiserver-hang", {"at", "kind", "for", "node", "nodes", "verbs"}},
         {"fault:apiserver-unavailable", {"at", "kind", "for", "node", "nodes"}},
     };
+    s.migrate = scenario_loader::read_legacy_store_node;
     s.add_nodes = scenario_loader::add_store_node;
     s.read = scenario_loader::read_control_plane;
     s.processes_on = processes_on;

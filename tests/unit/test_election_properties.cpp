@@ -48,7 +48,7 @@ FaultSpec random_fault(const std::vector<std::string>& nodes) {
       fault.kind = "partition";
       fault.partition_mode = FaultSpec::PartitionMode::isolate;
       fault.targets = {
-          *rc::gen::elementOf(std::vector<std::string>{"cp-1", "cp-2", "cp-3", "etcd"})};
+          *rc::gen::elementOf(std::vector<std::string>{"cp-1", "cp-2", "cp-3", "store"})};
       fault.for_duration = seconds(*rc::gen::inRange<std::int64_t>(1, 90));
       break;
   }

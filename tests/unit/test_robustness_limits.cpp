@@ -92,12 +92,12 @@ TEST_CASE("a fault aimed at a process that does not run is an error, not a build
   Json cp = control_plane_base();
   cp["faults"] = Json::array(
       {{{"at", "1m"}, {"kind", "terminate"}, {"process", "cp-2/kube-schedular"}},
-       {{"at", "1m"}, {"kind", "pause"}, {"process", "etcd/kube-apiserver"}, {"for", "1s"}}});
+       {{"at", "1m"}, {"kind", "pause"}, {"process", "store/kube-apiserver"}, {"for", "1s"}}});
   const auto errors = rejected_json(cp);
   CHECK_THAT(error_at(errors, "$.faults[0].process").message,
              Contains("did you mean \"kube-scheduler\"?"));
   CHECK_THAT(error_at(errors, "$.faults[1].process").message,
-             Contains("no process runs on \"etcd\""));
+             Contains("no process runs on \"store\""));
   cp["faults"][0]["process"] = "cp-2/kube-scheduler";
   cp["faults"][1]["process"] = "cp-3/kube-apiserver";
   run_to_end(loaded(cp));

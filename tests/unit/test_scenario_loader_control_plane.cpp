@@ -34,7 +34,7 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
                               {{"name", "cp-3"}, {"zone", "c"}},
                               {{"name", "w1"}}});
   doc["network"] = {
-      {"links", Json::array({{{"from", "cp-1"}, {"to", "etcd"}, {"latency", "5ms"}}})}};
+      {"links", Json::array({{{"from", "cp-1"}, {"to", "store"}, {"latency", "5ms"}}})}};
   doc["controlPlane"] = {
       {"nodes", {"cp-1", "cp-2", "cp-3"}},
       {"version", "1.30.2"},
@@ -84,13 +84,14 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
   CHECK(cp.kubelet.maxBackoff == hasim::minutes(1));
   CHECK(cp.kubelet.resetAfter == hasim::minutes(2));
   REQUIRE(s.nodes.size() == 5);  // the store's node is added
-  CHECK(s.nodes[4].name == "etcd");
+  CHECK(s.nodes[4].name == "store");
+  CHECK(s.nodes[4].stream_name == "etcd");  // its random streams keep the old name
   CHECK(s.nodes[4].zone.empty());
-  CHECK(s.network.links[0].to == "etcd");  // links may name it too
+  CHECK(s.network.links[0].to == "store");  // links may name it too
 
-  // Every key left out: the defaults, on every node; faults may name "etcd".
+  // Every key left out: the defaults, on every node; faults may name "store".
   const LoadResult defaults = load_control_plane(
-      Json::object(), {{"at", "1m"}, {"kind", "partition"}, {"isolate", {"etcd"}}});
+      Json::object(), {{"at", "1m"}, {"kind", "partition"}, {"isolate", {"store"}}});
   INFO(all_messages(defaults));
   REQUIRE(defaults.scenario);
   REQUIRE(defaults.scenario->section<hasim::ControlPlaneSpec>());
@@ -105,17 +106,18 @@ TEST_CASE("a control plane loads with its values and defaults", "[scenario]") {
   CHECK(d.controllerManager.lock == "leases");
   CHECK(d.kubelet.restart);
   CHECK(d.kubelet.maxBackoff == hasim::minutes(5));
-  CHECK(defaults.scenario->nodes.back().name == "etcd");
-  CHECK(defaults.scenario->faults[0].targets == std::vector<std::string>{"etcd"});
+  CHECK(defaults.scenario->nodes.back().name == "store");
+  CHECK(defaults.scenario->faults[0].targets == std::vector<std::string>{"store"});
 
-  // A declared "etcd" node is kept, not added twice, and is not a control-plane node.
+  // A declared "store" node is kept, not added twice, and is not a control-plane node.
   doc = base();
-  doc["nodes"][2] = {{"name", "etcd"}, {"zone", "c"}};
+  doc["nodes"][2] = {{"name", "store"}, {"zone", "c"}};
   doc["controlPlane"] = Json::object();
   const LoadResult declared = load(doc);
   REQUIRE(declared.scenario);
   CHECK(declared.scenario->nodes.size() == 3);
   CHECK(declared.scenario->nodes[2].zone == "c");
+  CHECK(declared.scenario->nodes[2].stream_name == "etcd");
   CHECK(declared.scenario->section<hasim::ControlPlaneSpec>()->nodes ==
         std::vector<std::string>{"n1", "n2"});
 
@@ -188,9 +190,9 @@ TEST_CASE("an unknown control-plane component suggests the closest one", "[scena
 }
 
 TEST_CASE("control-plane nodes, version, access and kubelet are checked", "[scenario]") {
-  auto e = only_error(load_control_plane({{"nodes", {"n1", "etcd"}}}));
+  auto e = only_error(load_control_plane({{"nodes", {"n1", "store"}}}));
   CHECK(e.path == "$.controlPlane.nodes[1]");
-  CHECK_THAT(e.message, Contains("\"etcd\" is the store's node"));
+  CHECK_THAT(e.message, Contains("\"store\" is the ideal store's node"));
   e = only_error(load_control_plane({{"nodes", {"n1", "n9"}}}));
   CHECK(e.path == "$.controlPlane.nodes[1]");
   CHECK_THAT(e.message, Contains("unknown node \"n9\""));
@@ -198,7 +200,7 @@ TEST_CASE("control-plane nodes, version, access and kubelet are checked", "[scen
   CHECK(e.path == "$.controlPlane.nodes");
 
   Json doc = base();
-  doc["nodes"] = Json::array({{{"name", "etcd"}}});
+  doc["nodes"] = Json::array({{{"name", "store"}}});
   doc["controlPlane"] = Json::object();
   e = only_error(load(doc));
   CHECK(e.path == "$.controlPlane");
@@ -293,9 +295,9 @@ TEST_CASE("bad terminate and apiserver faults are rejected", "[scenario]") {
   CHECK_THAT(e.message, Contains("node \"n3\" is not a control-plane node") &&
                             Contains("the control-plane nodes are n1, n2"));
   e = only_error(load_control_plane(
-      two, {{"at", "1m"}, {"kind", "apiserver-unavailable"}, {"nodes", {"n1", "etcd"}}}));
+      two, {{"at", "1m"}, {"kind", "apiserver-unavailable"}, {"nodes", {"n1", "store"}}}));
   CHECK(e.path == "$.faults[0].nodes[1]");
-  CHECK_THAT(e.message, Contains("node \"etcd\" is not a control-plane node"));
+  CHECK_THAT(e.message, Contains("node \"store\" is not a control-plane node"));
   e = only_error(
       load_control_plane(two, {{"at", "1m"}, {"kind", "apiserver-slow"}, {"node", "n1"}}));
   CHECK(e.path == "$.faults[0].latency");
