@@ -145,7 +145,6 @@ class World {
   std::optional<VolumeId> find_volume(ProcessId owner, std::string_view name) const;
   bool mounts_volume(ProcessId process) const;
   const Volume& volume(VolumeId volume) const;
-  const Disk& volume_disk(VolumeId volume) const;
   std::vector<std::string> disk_names(NodeId node) const;
 
  private:

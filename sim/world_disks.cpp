@@ -57,10 +57,6 @@ const Volume& World::volume(VolumeId volume) const {
   return disks_[slot.disk].disk.volume(slot.index);
 }
 
-const Disk& World::volume_disk(VolumeId volume) const {
-  return disks_.at(volumes_.at(volume).disk).disk;
-}
-
 std::vector<std::string> World::disk_names(NodeId node) const {
   std::vector<std::string> names;
   for (const DiskSlot& d : disks_) {
