@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./scripts/install-deps.sh
-./scripts/build.sh
+./scripts/build.sh hasim  # the study needs only the binary, not the tests
 args=("$@")
 has_out=false
 for arg in "$@"; do

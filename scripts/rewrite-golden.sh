@@ -4,6 +4,6 @@
 # each changed line is a behaviour change that the commit must explain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
+./scripts/build.sh hasim_tests
 HASIM_REWRITE_GOLDEN=1 ./build/hasim_tests "[golden]"
 git status --short -- 'scenarios/*.golden' 'scenarios/**/*.golden'
