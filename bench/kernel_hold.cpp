@@ -8,6 +8,8 @@
 //   hold          pop one, schedule one
 //   hold+cancel   as hold, but ~10% of steps first schedule an event and cancel it at once
 //                 (a timeout that was not needed), so cancelled keys pass through the heap
+//   reset         the lease pattern: every step resets a timer before it fires
+//   bare heap, bare reset: hold and reset on a bare std::priority_queue (lazy deletion)
 //   rng only      the same random draws without the scheduler, to separate their cost
 //
 // Handlers are trivial: each popped event's target and payload go into a checksum that is
@@ -109,6 +111,81 @@ Result run_bare_heap(std::uint64_t steps) {
   return r;
 }
 
+// The lease pattern: timers reset before they fire. kPending holders each have a renewal
+// pending (exponential, mean 1 ms) and a deadline 15 ms out; each step pops the next event,
+// and a renewal cancels its holder's deadline, sets a new one 15 ms out and schedules the next
+// renewal (a deadline that does fire, rarely, is re-armed). One pop, one cancel and two
+// schedules a step, as client-go's renew loop and raft's election timer do.
+constexpr std::int64_t kDeadlineNs = 15'000'000;
+
+Result run_reset(std::uint64_t steps) {
+  Rng rng = Rng(1).fork("reset");
+  Scheduler scheduler;
+  std::vector<hasim::EventId> deadline(kPending);
+  for (std::uint64_t h = 0; h < kPending; ++h) {
+    scheduler.schedule(TrueTime{increment_ns(rng)}, 0, 0, h);
+    deadline[h] = scheduler.schedule(TrueTime{kDeadlineNs}, 1, 0, h);
+  }
+  Result r;
+  const Stopwatch stopwatch;
+  Event event;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    if (!scheduler.pop(event)) std::abort();
+    const std::uint64_t h = event.payload;
+    r.checksum = r.checksum * 31 + (h ^ event.kind);
+    const TrueTime now = scheduler.now();
+    if (event.kind == 0) {
+      if (!scheduler.cancel(deadline[h])) std::abort();
+      ++r.cancelled;
+      scheduler.schedule(now + Duration{increment_ns(rng)}, 0, 0, h);
+    }
+    deadline[h] = scheduler.schedule(now + Duration{kDeadlineNs}, 1, 0, h);
+  }
+  stopwatch.stop(r);
+  r.events = scheduler.executed();
+  r.simulated_ns = scheduler.now().ns;
+  return r;
+}
+
+// The same on a bare std::priority_queue with lazy deletion (a reset bumps the holder's
+// generation; a popped deadline of an older generation is skipped, not counted): the usual
+// way to cancel in a binary heap, at the price of carrying the stale entries.
+Result run_bare_reset(std::uint64_t steps) {
+  Rng rng = Rng(1).fork("reset");
+  struct Entry {
+    std::int64_t at;
+    std::uint64_t seq;
+    std::uint64_t holder;
+    std::uint64_t generation;  // 0: a renewal
+    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  std::vector<std::uint64_t> generation(kPending, 1);
+  std::uint64_t seq = 0;
+  for (std::uint64_t h = 0; h < kPending; ++h) {
+    queue.push({increment_ns(rng), seq++, h, 0});
+    queue.push({kDeadlineNs, seq++, h, 1});
+  }
+  Result r;
+  const Stopwatch stopwatch;
+  for (std::uint64_t i = 0; i < steps;) {
+    const Entry top = queue.top();
+    queue.pop();
+    if (top.generation != 0 && top.generation != generation[top.holder]) continue;  // stale
+    ++i;
+    r.checksum = r.checksum * 31 + (top.holder ^ (top.generation == 0 ? 0U : 1U));
+    if (top.generation == 0) {
+      ++r.cancelled;
+      queue.push({top.at + increment_ns(rng), seq++, top.holder, 0});
+    }
+    queue.push({top.at + kDeadlineNs, seq++, top.holder, ++generation[top.holder]});
+    r.simulated_ns = top.at;
+  }
+  stopwatch.stop(r);
+  r.events = steps;
+  return r;
+}
+
 Result run_rng_only(std::uint64_t steps) {
   Rng rng = Rng(1).fork("hold");
   Result r;
@@ -147,6 +224,8 @@ int main(int argc, char** argv) {
   print("hold", run_hold(steps, 0));
   print("hold+cancel", run_hold(steps, 10));
   print("bare heap", run_bare_heap(steps));
+  print("reset", run_reset(steps));
+  print("bare reset", run_bare_reset(steps));
   print("rng only", run_rng_only(steps));
   return 0;
 }
