@@ -237,7 +237,7 @@ class World {
   void complete_io(IoId io);
   void notify_io(ProcessId process, const IoCompletion& done);
   void power_loss(NodeId node);  // node-down: every disk of the node loses its page cache
-  DiskSlot& disk_slot(NodeId node, std::string_view disk);
+  std::size_t disk_index(NodeId node, std::string_view disk) const;  // into disks_
   void wipe_volume(VolumeId volume);
   // Runs a model callback with `process` marked active (Env calls are only valid then).
   template <typename Callback>

@@ -25,18 +25,18 @@ VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view d
   HASIM_ASSERT(owner < processes_.size());
   HASIM_ASSERT(!find_volume(owner, name).has_value());
   const NodeId node = processes_[owner].node;
-  DiskSlot& slot = disk_slot(node, disk);
-  const VolumeIndex index = slot.disk.add_volume(std::move(name), kind);
-  volumes_.push_back(VolumeSlot{static_cast<std::size_t>(&slot - disks_.data()), index, owner});
+  const std::size_t d = disk_index(node, disk);
+  const VolumeIndex index = disks_[d].disk.add_volume(std::move(name), kind);
+  volumes_.push_back(VolumeSlot{d, index, owner});
   return static_cast<VolumeId>(volumes_.size() - 1);
 }
 
-World::DiskSlot& World::disk_slot(NodeId node, std::string_view disk) {
-  for (DiskSlot& d : disks_) {
-    if (d.node == node && d.disk.name() == disk) return d;
+std::size_t World::disk_index(NodeId node, std::string_view disk) const {
+  for (std::size_t d = 0; d < disks_.size(); ++d) {
+    if (disks_[d].node == node && disks_[d].disk.name() == disk) return d;
   }
   HASIM_ASSERT(false && "no such disk on this node (the loader checks disk names)");
-  return disks_.front();
+  return 0;
 }
 
 std::optional<VolumeId> World::find_volume(ProcessId owner, std::string_view name) const {
@@ -128,11 +128,11 @@ void World::wipe_volume(VolumeId volume) {
 }
 
 void World::disk_loss(NodeId node, std::string_view disk) {
-  DiskSlot& d = disk_slot(node, disk);
+  const std::size_t d = disk_index(node, disk);
   trace_world(trace_kind::kDiskLoss, nodes_.at(node).name, {{"disk", std::string(disk)}});
   // Every process with a volume on the disk dies of its I/O errors; the rest run on.
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
-    if (&disks_[volumes_[v].disk] != &d) continue;
+    if (volumes_[v].disk != d) continue;
     kill(volumes_[v].owner, "disk-loss", false);
     wipe_volume(v);
   }
@@ -140,13 +140,13 @@ void World::disk_loss(NodeId node, std::string_view disk) {
 
 void World::slow_disk(NodeId node, std::string_view disk, std::int64_t factor) {
   HASIM_ASSERT(factor >= 1);
-  disk_slot(node, disk).disk.set_slow_factor(factor);
+  disks_[disk_index(node, disk)].disk.set_slow_factor(factor);
   trace_world(trace_kind::kSlowDisk, nodes_.at(node).name,
               {{"disk", std::string(disk)}, {"factor", factor}});
 }
 
 void World::disk_full(NodeId node, std::string_view disk, bool full) {
-  disk_slot(node, disk).disk.set_full(full);
+  disks_[disk_index(node, disk)].disk.set_full(full);
   trace_world(trace_kind::kDiskFull, nodes_.at(node).name,
               {{"disk", std::string(disk)}, {"full", full}});
 }

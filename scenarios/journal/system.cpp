@@ -7,6 +7,7 @@
 #include "scenarios/journal/journal.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
+#include "sim/did_you_mean.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
@@ -27,7 +28,7 @@ bool read_choice(Context& c, const Json& value, const std::string& path, std::st
   const auto it = std::find(names.begin(), names.end(), *text);
   if (it == names.end()) {
     c.reader.error(at, "expected " + scenario_loader::join_quoted(names, " or ") + ", found \"" +
-                           *text + "\"");
+                           *text + "\"" + did_you_mean(*text, names));
     return false;
   }
   target = static_cast<Enum>(it - names.begin());
