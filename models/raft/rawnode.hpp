@@ -22,9 +22,9 @@ class Raft;
 // pb.ConfChangeI: a V1 or V2 conf change, as proposed or applied.
 using ConfChangeI = std::variant<ConfChange, ConfChangeV2>;
 
-// The errors RawNode's calls return (raft.go, rawnode.go); None is success.
+// The errors RawNode's calls return (raft.go, rawnode.go); Ok is success.
 enum class RaftError : std::uint8_t {
-  None,
+  Ok,
   ErrProposalDropped,   // "raft proposal dropped"
   ErrStepLocalMsg,      // "raft: cannot step raft local message"
   ErrStepPeerNotFound,  // "raft: cannot step as peer not found"
@@ -72,6 +72,12 @@ class RawNode {
   Ready ready_without_accept() const;
   void accept_ready(const Ready& rd);
   bool apply_unstable_entries() const;
+  bool need_storage_append_msg(const Ready& rd) const;
+  bool need_storage_append_resp_msg(const Ready& rd) const;
+  Message new_storage_append_msg(const Ready& rd) const;
+  Message new_storage_append_resp_msg(const Ready& rd) const;
+  Message new_storage_apply_msg(const Ready& rd) const;
+  Message new_storage_apply_resp_msg(const std::vector<Entry>& ents) const;
 
   std::unique_ptr<Raft> raft_;
   bool asyncStorageWrites_ = false;
