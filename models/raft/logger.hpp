@@ -11,7 +11,12 @@ namespace hasim::raft {
 
 // RedirectLogger's levels (rafttest/interaction_env_logger.go): 0 DEBUG .. 4 FATAL, 5 NONE.
 // Panic lines print as FATAL, as upstream's RedirectLogger does.
+// LogLevel::None shadows raft's None peer (raftpb.hpp) under -Wshadow when raftpb.hpp comes
+// first; inside a scoped enum it is always written qualified, so the warning is moot here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
 enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3, Fatal = 4, None = 5 };
+#pragma GCC diagnostic pop
 
 std::string_view level_name(LogLevel level);  // "DEBUG", "INFO", "WARN", "ERROR", "FATAL"
 
