@@ -12,11 +12,6 @@ namespace hasim::raft {
 class Storage;
 class Logger;
 
-inline constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
-// Local message targets (raft.go LocalAppendThread / LocalApplyThread): the storage
-// threads of async storage writes.
-inline constexpr PeerId LocalAppendThread = std::numeric_limits<std::uint64_t>::max();
-inline constexpr PeerId LocalApplyThread = std::numeric_limits<std::uint64_t>::max() - 1;
 
 enum class ReadOnlyOption : std::uint8_t {
   ReadOnlySafe = 0,       // ReadIndex confirmed by a heartbeat round with a quorum

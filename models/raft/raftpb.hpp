@@ -1,9 +1,9 @@
 #pragma once
 // The raft wire and storage types, as etcd-io/raft's raftpb/raft.proto declares them
 // (Entry, Message, HardState, ConfState, Snapshot, ConfChange, ConfChangeV2). Plain values:
-// no pointers, no presence bits; a missing Go pointer is the value's zero (an empty
-// Snapshot is "no snapshot", as pb.IsEmptySnap says). Names follow upstream so that a
-// reader of raft.go finds the same words here.
+// no pointers, no presence bits but Entry's two (see there); a missing Go pointer is the
+// value's zero (an empty Snapshot is "no snapshot", as pb.IsEmptySnap says). Names follow
+// upstream so that a reader of raft.go finds the same words here.
 //
 // Why no generated protobuf: hasim never puts these on a real wire. The only encoding that
 // matters is the byte size (entsSize/limitSize and the uncommitted-size limit count
@@ -76,7 +76,21 @@ struct Entry {
   Index index = 0;
   EntryType type = EntryType::EntryNormal;
   std::string data;
-  bool operator==(const Entry&) const = default;
+  // proto2 presence, for the byte size only (entry_size in raftpb_util.hpp). Upstream's Entry
+  // has pointer fields, and proto.Size counts a field that was set even to its zero value.
+  // Term and Index are always counted (everything that puts an entry in a log sets both);
+  // Type and Data count when non-zero, or when set to zero on purpose:
+  //  - typeSet: Type assigned although EntryNormal, as raft.go:1341 does when it refuses a
+  //    conf change (`&pb.Entry{Type: pb.EntryNormal.Enum()}`): 2 bytes more than `{}`;
+  //  - dataSet: Data is a non-nil but empty []byte (`[]byte("")`, or proto.Marshal of an
+  //    empty message, which returns a non-nil empty slice): 2 bytes more than nil Data.
+  bool typeSet = false;
+  bool dataSet = false;
+  // Value equality, as the Get* accessors read the entry: presence is left out, so entries
+  // that read the same compare equal even when their encoded sizes differ.
+  bool operator==(const Entry& other) const {
+    return term == other.term && index == other.index && type == other.type && data == other.data;
+  }
 };
 
 struct ConfState {

@@ -12,15 +12,13 @@
 
 #include "models/raft/config.hpp"
 #include "models/raft/raftpb.hpp"
+#include "models/raft/raftpb_util.hpp"
 #include "models/raft/ready.hpp"
 #include "models/raft/status.hpp"
 
 namespace hasim::raft {
 
 class Raft;
-
-// pb.ConfChangeI: a V1 or V2 conf change, as proposed or applied.
-using ConfChangeI = std::variant<ConfChange, ConfChangeV2>;
 
 // The errors RawNode's calls return (raft.go, rawnode.go); Ok is success.
 enum class RaftError : std::uint8_t {
