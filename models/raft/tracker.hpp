@@ -59,6 +59,8 @@ class MatchAckIndexer final : public AckedIndexer {
 
 class ProgressTracker {
  public:
+  // Go's zero ProgressTracker (no in-flight room), so that an owner can assign one later.
+  ProgressTracker() = default;
   // MakeProgressTracker: an empty configuration (a non-joint, empty voter set).
   ProgressTracker(int maxInflight, std::uint64_t maxInflightBytes);
 

@@ -1,12 +1,16 @@
 #pragma once
 // etcd-io/raft's datadriven transcripts, read where the shared conformance vectors live
 // (shared/conformance/etcd-io-raft beside the source tree; never copied into the project).
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "models/raft/rafttest/suite.hpp"
 
 namespace hasim::test {
 
@@ -31,6 +35,22 @@ inline std::string read_transcript(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Runs every transcript of `subdir` (there must be `count`) with a fresh handler of `suite`
+// and checks that each passes; a failure shows the file and its diff.
+inline void check_transcripts_pass(const std::string& subdir, const char* suite, std::size_t count) {
+  const auto files = raft_transcripts(subdir);
+  REQUIRE(files.size() == count);
+  for (const auto& file : files) {
+    INFO(file.string());
+    const auto handler = hasim::raft::rafttest::make_suite(suite);
+    REQUIRE(handler != nullptr);
+    const auto result =
+        hasim::raft::rafttest::run_transcript(file.string(), read_transcript(file), *handler);
+    INFO(result.error << result.diff);
+    CHECK(result.passed);
+  }
 }
 
 }  // namespace hasim::test

@@ -8,7 +8,6 @@
 #include <numeric>
 
 #include "models/raft/confchange.hpp"
-#include "models/raft/rafttest/suite.hpp"
 #include "raft_conformance_files.hpp"
 
 using namespace hasim::raft;
@@ -125,14 +124,5 @@ TEST_CASE("restore round-trips random valid ConfStates", "[raft]") {
 }
 
 TEST_CASE("the upstream confchange transcripts pass", "[raft]") {
-  const auto files = hasim::test::raft_transcripts("confchange/testdata");
-  REQUIRE(files.size() == 9);
-  for (const auto& file : files) {
-    INFO(file.string());
-    const auto handler = hasim::raft::rafttest::make_suite("confchange");
-    const auto result = hasim::raft::rafttest::run_transcript(
-        file.string(), hasim::test::read_transcript(file), *handler);
-    INFO(result.error << result.diff);
-    CHECK(result.passed);
-  }
+  hasim::test::check_transcripts_pass("confchange/testdata", "confchange", 9);
 }

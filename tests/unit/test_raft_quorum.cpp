@@ -5,7 +5,6 @@
 #include <rapidcheck/catch.h>
 
 #include "models/raft/quorum.hpp"
-#include "models/raft/rafttest/suite.hpp"
 #include "raft_conformance_files.hpp"
 
 using namespace hasim::raft;
@@ -65,14 +64,5 @@ TEST_CASE("committed_index agrees with the naive computation", "[raft]") {
 }
 
 TEST_CASE("the upstream quorum transcripts pass", "[raft]") {
-  const auto files = hasim::test::raft_transcripts("quorum/testdata");
-  REQUIRE(files.size() == 4);
-  for (const auto& file : files) {
-    INFO(file.string());
-    const auto handler = hasim::raft::rafttest::make_suite("quorum");
-    const auto result = hasim::raft::rafttest::run_transcript(
-        file.string(), hasim::test::read_transcript(file), *handler);
-    INFO(result.error << result.diff);
-    CHECK(result.passed);
-  }
+  hasim::test::check_transcripts_pass("quorum/testdata", "quorum", 4);
 }

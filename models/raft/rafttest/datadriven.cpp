@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/raft/rafttest/lines.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::raft::rafttest {
@@ -16,22 +17,6 @@ std::string_view trim(std::string_view s) {
   if (first == std::string_view::npos) return {};
   const std::size_t last = s.find_last_not_of(kSpace);
   return s.substr(first, last - first + 1);
-}
-
-// The file's lines as bufio.Scanner's ScanLines yields them: split at "\n", a "\r" before it
-// dropped, and no empty line after a final "\n".
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    at = end + 1;
-  }
-  return lines;
 }
 
 // datadriven's hasBlankLine: some line of s (each ending in "\n") is empty or only spaces and

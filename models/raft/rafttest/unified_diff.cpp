@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "models/raft/rafttest/datadriven.hpp"
+#include "models/raft/rafttest/lines.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::raft::rafttest {
@@ -21,18 +22,6 @@ struct Edit {
   std::size_t a;  // line index in before (Keep, Remove)
   std::size_t b;  // line index in after (Keep, Add)
 };
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return lines;
-}
 
 // The edits turning a[lo, a.size()-hi) into b[lo, b.size()-hi), by LCS.
 void diff_middle(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b,
@@ -103,8 +92,8 @@ std::string hunk(const std::vector<Edit>& edits, const std::vector<std::string_v
 std::string unified_diff(std::string_view before, std::string_view after,
                          std::string_view beforeLabel, std::string_view afterLabel) {
   if (before == after) return "";
-  const std::vector<std::string_view> a = lines_of(before);
-  const std::vector<std::string_view> b = lines_of(after);
+  const std::vector<std::string_view> a = split_lines(before);
+  const std::vector<std::string_view> b = split_lines(after);
   std::size_t lo = 0;
   while (lo < a.size() && lo < b.size() && a[lo] == b[lo]) ++lo;
   std::size_t hi = 0;
