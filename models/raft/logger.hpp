@@ -9,9 +9,9 @@
 
 namespace hasim::raft {
 
-// RedirectLogger's levels (rafttest/interaction_env_logger.go): 0 DEBUG .. 4 FATAL, 5 NONE.
+// RedirectLogger's levels (rafttest/interaction_env_logger.go): 0 DEBUG .. 4 FATAL, 5 NONE (Off).
 // Panic lines print as FATAL, as upstream's RedirectLogger does.
-enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3, Fatal = 4, None = 5 };
+enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3, Fatal = 4, Off = 5 };
 
 std::string_view level_name(LogLevel level);  // "DEBUG", "INFO", "WARN", "ERROR", "FATAL"
 

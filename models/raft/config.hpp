@@ -1,0 +1,55 @@
+#pragma once
+// raft.Config (etcd-io/raft raft.go): the parameters of one raft member. Time is in ticks;
+// the application decides how long a tick is (etcd: --heartbeat-interval, 100 ms).
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "models/raft/raftpb.hpp"
+
+namespace hasim::raft {
+
+class Storage;
+class Logger;
+
+inline constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+// Local message targets (raft.go LocalAppendThread / LocalApplyThread): the storage
+// threads of async storage writes.
+inline constexpr PeerId LocalAppendThread = std::numeric_limits<std::uint64_t>::max();
+inline constexpr PeerId LocalApplyThread = std::numeric_limits<std::uint64_t>::max() - 1;
+
+enum class ReadOnlyOption : std::uint8_t {
+  ReadOnlySafe = 0,       // ReadIndex confirmed by a heartbeat round with a quorum
+  ReadOnlyLeaseBased = 1  // ReadIndex served on the leader's lease (needs CheckQuorum)
+};
+
+struct Config {
+  PeerId id = None;
+  int electionTick = 0;   // ticks without a leader's word before a follower campaigns
+  int heartbeatTick = 0;  // ticks between a leader's heartbeats
+  Storage* storage = nullptr;  // not owned; outlives the raft
+  Index applied = 0;           // restart: the last index the state machine applied
+  bool asyncStorageWrites = false;
+  std::uint64_t maxSizePerMsg = 0;
+  std::uint64_t maxCommittedSizePerReady = 0;
+  std::uint64_t maxUncommittedEntriesSize = 0;
+  int maxInflightMsgs = 0;
+  std::uint64_t maxInflightBytes = 0;
+  bool checkQuorum = false;
+  bool preVote = false;
+  ReadOnlyOption readOnlyOption = ReadOnlyOption::ReadOnlySafe;
+  Logger* logger = nullptr;  // not owned; nullptr: discard
+  bool disableProposalForwarding = false;
+  bool disableConfChangeValidation = false;
+  bool stepDownOnRemoval = false;
+  // Upstream draws the randomized election timeout from crypto/rand. hasim draws it from a
+  // deterministic generator seeded here, so a run replays exactly.
+  std::uint64_t randomSeed = 0;
+
+  // Config.validate: the error text, or empty. Fills defaults as upstream does
+  // (maxUncommittedEntriesSize and maxInflightBytes 0 → no limit, maxCommittedSizePerReady 0
+  // → maxSizePerMsg).
+  std::string validate();
+};
+
+}  // namespace hasim::raft
