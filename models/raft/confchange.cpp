@@ -16,16 +16,16 @@ ChangeResult failure(std::string err) {
   return result;
 }
 
-bool joint(const Config& cfg) { return !cfg.voters[1].empty(); }
-MajorityConfig& incoming(Config& cfg) { return cfg.voters[0]; }
-MajorityConfig& outgoing(Config& cfg) { return cfg.voters[1]; }
-const MajorityConfig& outgoing(const Config& cfg) { return cfg.voters[1]; }
+bool joint(const TrackerConfig& cfg) { return !cfg.voters[1].empty(); }
+MajorityConfig& incoming(TrackerConfig& cfg) { return cfg.voters[0]; }
+MajorityConfig& outgoing(TrackerConfig& cfg) { return cfg.voters[1]; }
+const MajorityConfig& outgoing(const TrackerConfig& cfg) { return cfg.voters[1]; }
 
 // The config and progress map must agree: every member has a Progress, staged learners are
 // outgoing voters not yet marked learner, learners vote in neither half and are marked as
 // learners, and a non-joint config has no outgoing half, no staged learners, no autoLeave.
 // Upstream walks Go maps (random order); the ID order here picks which error is reported.
-std::string check_invariants(const Config& cfg, const ProgressMap& trk) {
+std::string check_invariants(const TrackerConfig& cfg, const ProgressMap& trk) {
   const std::set<PeerId> voters = cfg.voters.ids();
   for (const std::set<PeerId>* ids : {&voters, &cfg.learners, &cfg.learnersNext}) {
     for (const PeerId id : *ids) {
@@ -54,13 +54,13 @@ std::string check_invariants(const Config& cfg, const ProgressMap& trk) {
   return "";
 }
 
-ChangeResult check_and_return(Config cfg, ProgressMap trk) {
+ChangeResult check_and_return(TrackerConfig cfg, ProgressMap trk) {
   std::string err = check_invariants(cfg, trk);
   if (!err.empty()) return failure(std::move(err));
   return ChangeResult{std::move(cfg), std::move(trk), ""};
 }
 
-// The working copy every operation starts from (upstream's checkAndCopy). Config::clone()
+// The working copy every operation starts from (upstream's checkAndCopy). TrackerConfig::clone()
 // drops autoLeave, as upstream's Clone does.
 ChangeResult check_and_copy(const ProgressTracker& tracker) {
   return check_and_return(tracker.config.clone(), tracker.progress);
@@ -76,7 +76,7 @@ std::size_t symdiff(const MajorityConfig& l, const MajorityConfig& r) {
 // Applies changes to a working copy; voters always change in the incoming half.
 class Applier {
  public:
-  Applier(const Changer& changer, Config& cfg, ProgressMap& trk)
+  Applier(const Changer& changer, TrackerConfig& cfg, ProgressMap& trk)
       : changer_(changer), cfg_(cfg), trk_(trk) {}
 
   std::string apply(const std::vector<ConfChangeSingle>& ccs);
@@ -88,7 +88,7 @@ class Applier {
   void init_progress(PeerId id, bool isLearner);
 
   const Changer& changer_;
-  Config& cfg_;
+  TrackerConfig& cfg_;
   ProgressMap& trk_;
 };
 
@@ -192,7 +192,7 @@ ChangeResult Changer::enter_joint(bool autoLeave, const std::vector<ConfChangeSi
 ChangeResult Changer::leave_joint() const {
   ChangeResult work = check_and_copy(tracker);
   if (!work.ok()) return work;
-  Config& cfg = work.cfg;
+  TrackerConfig& cfg = work.cfg;
   if (!joint(cfg)) return failure("can't leave a non-joint config");
   for (const PeerId id : cfg.learnersNext) {
     cfg.learners.insert(id);

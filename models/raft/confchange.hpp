@@ -4,7 +4,7 @@
 // leads to, without touching the tracker. The caller installs the result (raft's
 // switchToConfig), so a refused change leaves nothing half-applied.
 //
-// Each operation works on a copy of the tracker's Config and ProgressMap (upstream's
+// Each operation works on a copy of the tracker's config and progress map (upstream's
 // checkAndCopy) and returns the new pair, or the error text upstream returns (transcripts
 // print it, so the words are upstream's).
 #include <string>
@@ -18,7 +18,7 @@ namespace hasim::raft {
 // What a change yields: the new configuration and progress map, or err (non-empty) and
 // empty values.
 struct ChangeResult {
-  Config cfg;
+  TrackerConfig cfg;
   ProgressMap progress;
   std::string err;
   bool ok() const { return err.empty(); }

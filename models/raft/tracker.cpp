@@ -5,7 +5,7 @@
 
 namespace hasim::raft {
 
-std::string Config::to_string() const {
+std::string TrackerConfig::to_string() const {
   std::string out = "voters=" + voters.to_string();
   if (!learners.empty()) out += " learners=" + MajorityConfig(learners).to_string();
   if (!learnersNext.empty()) out += " learners_next=" + MajorityConfig(learnersNext).to_string();
@@ -13,8 +13,8 @@ std::string Config::to_string() const {
   return out;
 }
 
-Config Config::clone() const {
-  Config copy;
+TrackerConfig TrackerConfig::clone() const {
+  TrackerConfig copy;
   copy.voters = voters;
   copy.learners = learners;
   copy.learnersNext = learnersNext;

@@ -4,7 +4,8 @@
 // peer in it, from which it derives the committed index, election results and whether a
 // quorum is active.
 //
-// Upstream embeds Config in ProgressTracker (r.trk.Voters); here it is the member `config`
+// tracker.Config is TrackerConfig here, since hasim::raft::Config is raft.Config (config.hpp).
+// Upstream embeds it in ProgressTracker (r.trk.Voters); here it is the member `config`
 // (trk.config.voters). Go's nil learner sets are the empty set here: the changer never
 // leaves an empty non-nil set behind (nilAwareDelete), so upstream prints " learners=..."
 // exactly when the set has members, as to_string() does.
@@ -20,7 +21,7 @@
 
 namespace hasim::raft {
 
-struct Config {
+struct TrackerConfig {
   JointConfig voters;
   // Joint, and raft should leave the joint state on its own as soon as it can.
   bool autoLeave = false;
@@ -30,13 +31,13 @@ struct Config {
   // voter cannot be a learner while it still votes).
   std::set<PeerId> learnersNext;
 
-  bool operator==(const Config&) const = default;
+  bool operator==(const TrackerConfig&) const = default;
 
   // "voters=(1 2)&&(1) learners=(3) learners_next=(4) autoleave".
   std::string to_string() const;
   // Upstream's Clone(): a copy of the voters and learner sets. Like upstream's, it does NOT
   // carry autoLeave over (the changer sets it itself; status.go's copy shows it false).
-  Config clone() const;
+  TrackerConfig clone() const;
 };
 
 // ProgressTracker::tally_votes(): informational counts plus the outcome.
@@ -64,7 +65,7 @@ class ProgressTracker {
   // MakeProgressTracker: an empty configuration (a non-joint, empty voter set).
   ProgressTracker(int maxInflight, std::uint64_t maxInflightBytes);
 
-  Config config;
+  TrackerConfig config;
   ProgressMap progress;
   VoteMap votes;
   int maxInflight = 0;

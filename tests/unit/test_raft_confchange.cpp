@@ -71,10 +71,10 @@ TEST_CASE("a demoted voter waits in learners_next until the joint config is left
 TEST_CASE("a refused change leaves the tracker as it was", "[raft]") {
   ProgressTracker trk(10, 0);
   install(trk, Changer{trk, 1}.simple({voter(1)}));
-  const Config before = trk.config;
+  const TrackerConfig before = trk.config;
   const ChangeResult refused = Changer{trk, 2}.simple({voter(2), voter(3)});
   CHECK_FALSE(refused.ok());
-  CHECK((refused.cfg == Config{} && refused.progress.empty()));
+  CHECK((refused.cfg == TrackerConfig{} && refused.progress.empty()));
   CHECK(trk.config == before);
   CHECK(trk.progress.size() == 1);
 }
