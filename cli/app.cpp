@@ -166,6 +166,22 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   merge_command->add_flag("--quiet", merge.quiet, "no progress on stderr");
   add_version(*merge_command);
 
+  RaftTranscriptArgs raft_transcript;
+  CLI::App* raft_command = app.add_subcommand("raft", "The etcd-io/raft port (models/raft)");
+  raft_command->require_subcommand(1);
+  add_version(*raft_command);
+  CLI::App* transcript_command = raft_command->add_subcommand(
+      "transcript", "Run etcd-io/raft datadriven transcripts; PASS/FAIL with a diff per file");
+  transcript_command->add_option("FILE", raft_transcript.files, "transcript files (.txt)")->required();
+  transcript_command->add_flag("--rewrite", raft_transcript.rewrite,
+                               "write the actual outputs back into the files");
+  transcript_command
+      ->add_option("--suite", raft_transcript.suite,
+                   "command set: auto (by the file's directory, the default), interaction, "
+                   "confchange or quorum")
+      ->check(CLI::IsMember({"auto", "interaction", "confchange", "quorum"}));
+  add_version(*transcript_command);
+
   CLI::App* list_command = app.add_subcommand(
       "list", "List built-in scenarios, systems, fault kinds, properties and studies");
   bool fuzz_dictionary = false;
@@ -201,6 +217,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return command_report(report, out, err);
   }
   if (*merge_command) return command_merge(merge, out, err);
+  if (*transcript_command) return command_raft_transcript(raft_transcript, out, err);
   return kExitBadInput;
 }
 

@@ -64,4 +64,13 @@ struct MergeArgs {
 
 int command_merge(const MergeArgs& args, std::ostream& out, std::ostream& err);
 
+// `hasim raft transcript`: etcd-io/raft's datadriven transcripts against the raft port.
+struct RaftTranscriptArgs {
+  std::vector<std::string> files;
+  bool rewrite = false;        // write the actual outputs back into the files
+  std::string suite = "auto";  // auto (by path), interaction, confchange or quorum
+};
+
+int command_raft_transcript(const RaftTranscriptArgs& args, std::ostream& out, std::ostream& err);
+
 }  // namespace hasim
