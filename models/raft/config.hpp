@@ -37,6 +37,10 @@ struct Config {
   bool disableProposalForwarding = false;
   bool disableConfChangeValidation = false;
   bool stepDownOnRemoval = false;
+  // Paper mode (the Raft paper's §9.3 election experiment, not upstream): when > 0, the
+  // randomized election timeout is drawn uniformly from [electionTick, electionTickMax]
+  // instead of upstream's [electionTick, 2·electionTick). 0: upstream.
+  int electionTickMax = 0;
   // Upstream draws the randomized election timeout from crypto/rand. hasim draws it from a
   // deterministic generator seeded here, so a run replays exactly.
   std::uint64_t randomSeed = 0;

@@ -60,6 +60,9 @@ std::string Config::validate() {
   } else if (maxInflightBytes < maxSizePerMsg) {
     return "max inflight bytes must be >= max message size";
   }
+  if (electionTickMax != 0 && electionTickMax < electionTick) {
+    return "election tick max must be 0 or at least election tick";
+  }
   if (readOnlyOption == ReadOnlyOption::ReadOnlyLeaseBased && !checkQuorum) {
     return "CheckQuorum must be enabled when ReadOnlyOption is ReadOnlyLeaseBased";
   }
@@ -78,6 +81,7 @@ Raft::Raft(Config& c)
       preVote(c.preVote),
       heartbeatTimeout(c.heartbeatTick),
       electionTimeout(c.electionTick),
+      electionTimeoutMax(c.electionTickMax),
       disableProposalForwarding(c.disableProposalForwarding),
       stepDownOnRemoval(c.stepDownOnRemoval),
       logger(c.logger),
@@ -536,9 +540,12 @@ void Raft::load_state(const HardState& hs) {
 void Raft::reset_randomized_election_timeout() {
   HASIM_ASSERT(electionTimeout > 0);
   // [electiontimeout, 2 * electiontimeout - 1]: spreads candidates so that one usually
-  // wins before another times out (Raft §5.2).
-  const auto spread = static_cast<std::uint64_t>(electionTimeout);
+  // wins before another times out (Raft §5.2). Paper mode: [electionTimeout, max].
+  const auto spread = electionTimeoutMax > 0
+                          ? static_cast<std::uint64_t>(electionTimeoutMax - electionTimeout + 1)
+                          : static_cast<std::uint64_t>(electionTimeout);
   randomizedElectionTimeout = electionTimeout + static_cast<int>(next_random(rand_state_) % spread);
+  HASIM_ASSERT(randomizedElectionTimeout >= electionTimeout);
 }
 
 void Raft::send_timeout_now(PeerId to) {

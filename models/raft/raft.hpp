@@ -73,6 +73,7 @@ class Raft {
   bool preVote = false;
   int heartbeatTimeout = 0;
   int electionTimeout = 0;
+  int electionTimeoutMax = 0;  // paper mode's upper bound (Config::electionTickMax), or 0
   int randomizedElectionTimeout = 0;
   bool disableProposalForwarding = false;
   bool stepDownOnRemoval = false;

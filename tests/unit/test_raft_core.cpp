@@ -1,0 +1,83 @@
+// The raft core's own choices beyond the transcripts: the randomized election timeout's
+// range (upstream's [ET, 2·ET) and paper mode's [A, B]) and Config validation.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "models/raft/raft.hpp"
+#include "models/raft/rawnode.hpp"
+#include "models/raft/storage.hpp"
+
+using namespace hasim::raft;
+
+namespace {
+
+Config base_config(MemoryStorage& storage) {
+  Config c;
+  c.id = 1;
+  c.electionTick = 10;
+  c.heartbeatTick = 1;
+  c.storage = &storage;
+  c.maxSizePerMsg = 1024;
+  c.maxInflightMsgs = 16;
+  return c;
+}
+
+// The timeouts a member draws over many elections it starts alone (each campaign resets).
+std::set<int> drawn_timeouts(Config c, int draws) {
+  MemoryStorage storage;
+  Snapshot snap;
+  snap.metadata.index = 2;
+  snap.metadata.term = 1;
+  snap.metadata.confState.voters = {1, 2, 3};
+  REQUIRE(storage.apply_snapshot(snap) == StorageError::Ok);
+  c.storage = &storage;
+  RawNode node(c);
+  std::set<int> seen;
+  for (int i = 0; i < draws; ++i) {
+    seen.insert(node.raft().randomizedElectionTimeout);
+    REQUIRE(node.campaign() == RaftError::Ok);  // becomes candidate: reset draws again
+    (void)node.ready();
+    node.advance(Ready{});
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("raft: the randomized election timeout covers [ET, 2·ET) and nothing else", "[raft]") {
+  MemoryStorage unused;
+  const std::set<int> seen = drawn_timeouts(base_config(unused), 2000);
+  REQUIRE(*seen.begin() == 10);
+  REQUIRE(*seen.rbegin() == 19);
+  REQUIRE(seen.size() == 10);
+}
+
+TEST_CASE("raft: paper mode draws the election timeout from [A, B]", "[raft]") {
+  MemoryStorage unused;
+  Config c = base_config(unused);
+  c.electionTick = 150;
+  c.heartbeatTick = 75;
+  c.electionTickMax = 155;
+  const std::set<int> seen = drawn_timeouts(c, 2000);
+  REQUIRE(seen == std::set<int>{150, 151, 152, 153, 154, 155});
+  c.electionTickMax = 150;  // the paper's 150-150 line: no randomness at all
+  REQUIRE(drawn_timeouts(c, 50) == std::set<int>{150});
+}
+
+TEST_CASE("raft: Config.validate names what is wrong", "[raft]") {
+  MemoryStorage storage;
+  Config c = base_config(storage);
+  REQUIRE(c.validate().empty());
+  c.electionTickMax = 5;
+  REQUIRE(c.validate() == "election tick max must be 0 or at least election tick");
+  c = base_config(storage);
+  c.electionTick = 1;
+  REQUIRE(c.validate() == "election tick must be greater than heartbeat tick");
+  c = base_config(storage);
+  c.readOnlyOption = ReadOnlyOption::ReadOnlyLeaseBased;
+  REQUIRE(c.validate() == "CheckQuorum must be enabled when ReadOnlyOption is ReadOnlyLeaseBased");
+  c = base_config(storage);
+  c.id = None;
+  REQUIRE(c.validate() == "cannot use none as id");
+}
