@@ -114,6 +114,7 @@ class Raft {
   void step_leader_transfer(const Message& m, Progress& pr);
   RaftError step_candidate(Message& m);
   RaftError step_follower(Message& m);
+  void forward_to_leader(Message& m, std::string_view what);
   void handle_append_entries(const Message& m);
   void handle_heartbeat(const Message& m);
   void handle_snapshot(const Message& m);

@@ -501,12 +501,7 @@ RaftError Raft::step_follower(Message& m) {
       handle_snapshot(m);
       break;
     case MessageType::MsgTransferLeader:
-      if (lead == None) {
-        log().info(cat(hex(id), " no leader at term ", term, "; dropping leader transfer msg"));
-        return RaftError::Ok;
-      }
-      m.to = lead;
-      send(std::move(m));
+      forward_to_leader(m, "leader transfer msg");
       break;
     case MessageType::MsgForgetLeader:
       // Forgetting the leader would break the lease that lease-based reads rely on.
@@ -526,12 +521,7 @@ RaftError Raft::step_follower(Message& m) {
       hup(CampaignType::campaignTransfer);
       break;
     case MessageType::MsgReadIndex:
-      if (lead == None) {
-        log().info(cat(hex(id), " no leader at term ", term, "; dropping index reading msg"));
-        return RaftError::Ok;
-      }
-      m.to = lead;
-      send(std::move(m));
+      forward_to_leader(m, "index reading msg");
       break;
     case MessageType::MsgReadIndexResp:
       if (m.entries.size() != 1) {
@@ -545,6 +535,16 @@ RaftError Raft::step_follower(Message& m) {
       break;
   }
   return RaftError::Ok;
+}
+
+// A follower passes what only the leader can do on to it; without a leader it is dropped.
+void Raft::forward_to_leader(Message& m, std::string_view what) {
+  if (lead == None) {
+    log().info(cat(hex(id), " no leader at term ", term, "; dropping ", what));
+    return;
+  }
+  m.to = lead;
+  send(std::move(m));
 }
 
 void Raft::handle_append_entries(const Message& m) {
