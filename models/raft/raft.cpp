@@ -103,6 +103,18 @@ Raft::Raft(Config& c)
                  ", lastindex: ", lastID.index, ", lastterm: ", lastID.term, "]"));
 }
 
+void Raft::assert_invariants() {
+  HASIM_ASSERT(raftLog.applied <= raftLog.committed);
+  HASIM_ASSERT(raftLog.committed <= raftLog.last_index());
+  // The role and the leader agree: only a leader names itself, and a (pre-)candidate knows no
+  // leader; a candidate has voted for itself in its term.
+  HASIM_ASSERT((state == StateType::StateLeader) == (lead == id));
+  HASIM_ASSERT(state == StateType::StateFollower || state == StateType::StateLeader || lead == None);
+  HASIM_ASSERT(state != StateType::StateCandidate || vote == id);
+  HASIM_ASSERT(leadTransferee == None || state == StateType::StateLeader);
+  HASIM_ASSERT(randomizedElectionTimeout >= electionTimeout);
+}
+
 void Raft::send(Message m) {
   if (m.from == None) m.from = id;
   const MessageType t = m.type;
@@ -131,6 +143,7 @@ void Raft::send(Message m) {
 void Raft::send_append(PeerId to) { maybe_send_append(to, true); }
 
 bool Raft::maybe_send_append(PeerId to, bool sendIfEmpty) {
+  HASIM_ASSERT(to != id && state == StateType::StateLeader);
   Progress& pr = trk.progress.at(to);
   if (pr.is_paused()) return false;
   const Index prevIndex = pr.next - 1;
@@ -286,7 +299,9 @@ bool Raft::append_entry(std::vector<Entry> es) {
                       "dropping proposal"));
     return false;
   }
+  const Index expected = li + es.size();
   li = raftLog.append(std::move(es));
+  HASIM_ASSERT(li == expected);  // a leader only appends (Leader Append-Only)
   // The leader acknowledges its own append like a follower, once it is durable.
   Message m;
   m.to = id;
@@ -297,11 +312,14 @@ bool Raft::append_entry(std::vector<Entry> es) {
 }
 
 void Raft::tick() {
+  const Term before = term;
   if (state == StateType::StateLeader) {
     tick_heartbeat();
   } else {
     tick_election();
   }
+  HASIM_ASSERT(term >= before);
+  assert_invariants();
 }
 
 void Raft::tick_election() {
@@ -354,9 +372,11 @@ void Raft::become_follower(Term newTerm, PeerId newLead) {
 
 void Raft::become_candidate() {
   if (state == StateType::StateLeader) log().panic("invalid transition [leader -> candidate]");
+  const Term before = term;
   reset(term + 1);
   vote = id;
   state = StateType::StateCandidate;
+  HASIM_ASSERT(term == before + 1);
   log().info(cat(hex(id), " became candidate at term ", term));
 }
 
@@ -383,6 +403,9 @@ void Raft::become_leader() {
   pendingConfIndex = raftLog.last_index();
   // The empty entry of the new term: committing it commits everything before it (§5.4.2).
   if (!append_entry({Entry{}})) log().panic("empty entry was dropped");
+  // Its own progress acknowledges everything but the new empty entry, which it will
+  // acknowledge (MsgAppResp to itself) once the entry is durable.
+  HASIM_ASSERT(trk.progress.at(id).match + 1 == raftLog.last_index());
   log().info(cat(hex(id), " became leader at term ", term));
 }
 

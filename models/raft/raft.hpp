@@ -102,6 +102,7 @@ class Raft {
   bool has_unapplied_conf_changes();
   void campaign(CampaignType t);
   TallyResult poll(PeerId from, MessageType t, bool v);
+  RaftError step_message(Message m);
   bool step_term_check(const Message& m);
   void step_vote(const Message& m);
   RaftError step_by_role(Message& m);
@@ -133,6 +134,8 @@ class Raft {
   void release_pending_read_index_messages();
   void send_msg_read_index_response(const Message& m);
   Logger& log() const { return *logger; }
+  // What holds between any two calls into the raft (checked after each step and tick).
+  void assert_invariants();
 
   std::uint64_t rand_state_ = 0;  // splitmix64: the randomized election timeout's source
 };

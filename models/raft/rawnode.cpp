@@ -222,6 +222,8 @@ void RawNode::accept_ready(const Ready& rd) {
   r.msgs.clear();
   r.msgsAfterAppend.clear();
   r.raftLog.accept_unstable();
+  // Every unstable entry handed out is now in progress; none is handed out twice.
+  HASIM_ASSERT(!r.raftLog.has_next_unstable_ents());
   if (!rd.committedEntries.empty()) {
     r.raftLog.accept_applying(rd.committedEntries.back().index, ents_size(rd.committedEntries),
                               apply_unstable_entries());
