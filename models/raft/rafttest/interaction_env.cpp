@@ -42,11 +42,11 @@ void RedirectLogger::write(std::string_view text) {
   buffer_.append(text);
 }
 
-Result<Snapshot> SnapOverrideStorage::snapshot() const {
+Result<Snapshot> SnapOverrideStorage::snapshot() {
   if (!snapshotOverride) return MemoryStorage::snapshot();
   Result<Snapshot> result;
   result.value = snapshotOverride();
-  result.err = StorageError::None;
+  result.err = StorageError::Ok;
   return result;
 }
 

@@ -65,7 +65,7 @@ class RedirectLogger final : public Logger {
 class SnapOverrideStorage final : public MemoryStorage {
  public:
   std::function<Snapshot()> snapshotOverride;
-  Result<Snapshot> snapshot() const override;
+  Result<Snapshot> snapshot() override;
 };
 
 // One member of the group. RawNode and storage live on the heap so that the raft's pointer
@@ -104,17 +104,6 @@ class TranscriptFatal : public std::runtime_error {
 // raftConfigStub: ElectionTick 3, HeartbeatTick 1, no size or inflight limits.
 Config raft_config_stub();
 
-// The unmarshalled form of a conf change entry's Data; nullopt when it is not valid
-// protobuf wire data.
-std::optional<ConfChange> unmarshal_conf_change(std::string_view data);
-std::optional<ConfChangeV2> unmarshal_conf_change_v2(std::string_view data);
-
-// raftpb.ConfChangesFromString: "v1 l2 r3 u4" → the changes; err set on a bad token.
-struct ParsedConfChanges {
-  std::vector<ConfChangeSingle> changes;
-  EnvError err;
-};
-ParsedConfChanges conf_changes_from_string(std::string_view text);
 
 class InteractionEnv {
  public:

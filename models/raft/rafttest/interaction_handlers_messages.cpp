@@ -118,7 +118,7 @@ std::size_t InteractionEnv::deliver_msgs(std::optional<MessageType> type,
       // A dropped message may be for a node that does not exist yet.
       if (r.drop) continue;
       const std::size_t toIdx = msg.to - 1;
-      if (RaftError err = node(toIdx).rawNode->step(std::move(msg)); err != RaftError::None) {
+      if (RaftError err = node(toIdx).rawNode->step(std::move(msg)); err != RaftError::Ok) {
         output_.write(std::string(error_text(err)) + "\n");
       }
     }
@@ -229,7 +229,7 @@ EnvError InteractionEnv::handle_send_snapshot(const TestData& d) {
 EnvError InteractionEnv::send_snapshot(std::size_t fromIdx, std::size_t toIdx) {
   Node& from = node(fromIdx);
   Result<Snapshot> snap = from.storage->snapshot();
-  if (snap.err != StorageError::None) return std::string(error_text(snap.err));
+  if (snap.err != StorageError::Ok) return std::string(error_text(snap.err));
   Message msg;
   msg.type = MessageType::MsgSnap;
   msg.term = from.rawNode->basic_status().hardState.term;

@@ -82,11 +82,11 @@ EnvError InteractionEnv::add_nodes(int n, const Config& cfg, Snapshot snap) {
       // MemoryStorage cannot start from a snapshot at index 1, so neither can the env.
       if (snap.metadata.index <= 1) return "index must be specified as > 1 due to bootstrap";
       snap.metadata.term = 1;
-      if (StorageError err = storage->apply_snapshot(snap); err != StorageError::None) {
+      if (StorageError err = storage->apply_snapshot(snap); err != StorageError::Ok) {
         return std::string(error_text(err));
       }
       const Result<Index> fi = storage->first_index();
-      if (fi.err != StorageError::None) return std::string(error_text(fi.err));
+      if (fi.err != StorageError::Ok) return std::string(error_text(fi.err));
       if (const Index exp = snap.metadata.index + 1; fi.value != exp) {
         return "failed to establish first index " + std::to_string(exp) + "; got " +
                std::to_string(fi.value);
@@ -120,7 +120,7 @@ EnvError InteractionEnv::handle_campaign(const TestData& d) {
 }
 
 EnvError InteractionEnv::campaign(std::size_t idx) {
-  if (RaftError err = node(idx).rawNode->campaign(); err != RaftError::None) {
+  if (RaftError err = node(idx).rawNode->campaign(); err != RaftError::Ok) {
     return std::string(error_text(err));
   }
   return std::nullopt;
@@ -135,7 +135,7 @@ EnvError InteractionEnv::handle_propose(const TestData& d) {
 }
 
 EnvError InteractionEnv::propose(std::size_t idx, std::string data) {
-  if (RaftError err = node(idx).rawNode->propose(std::move(data)); err != RaftError::None) {
+  if (RaftError err = node(idx).rawNode->propose(std::move(data)); err != RaftError::Ok) {
     return std::string(error_text(err));
   }
   return std::nullopt;
@@ -173,29 +173,30 @@ EnvError InteractionEnv::handle_propose_conf_change(const TestData& d) {
       }
     }
   }
-  ParsedConfChanges parsed = conf_changes_from_string(d.input);
-  if (parsed.err) return parsed.err;
+  std::string parseErr;
+  std::optional<std::vector<ConfChangeSingle>> parsed = conf_changes_from_string(d.input, &parseErr);
+  if (!parsed) return parseErr;
   if (!v1) {
     ConfChangeV2 cc;
     cc.transition = transition;
-    cc.changes = std::move(parsed.changes);
+    cc.changes = std::move((*parsed));
     return propose_conf_change(idx, cc);
   }
-  if (parsed.changes.size() > 1 ||
+  if ((*parsed).size() > 1 ||
       transition != ConfChangeTransition::ConfChangeTransitionAuto) {
     return "v1 conf change can only have one operation and no transition";
   }
   // Upstream reads the first change unchecked; with no change at all that is the zero value.
   ConfChange cc;
-  if (!parsed.changes.empty()) {
-    cc.type = parsed.changes[0].type;
-    cc.nodeId = parsed.changes[0].nodeId;
+  if (!(*parsed).empty()) {
+    cc.type = (*parsed)[0].type;
+    cc.nodeId = (*parsed)[0].nodeId;
   }
   return propose_conf_change(idx, cc);
 }
 
 EnvError InteractionEnv::propose_conf_change(std::size_t idx, const ConfChangeI& cc) {
-  if (RaftError err = node(idx).rawNode->propose_conf_change(cc); err != RaftError::None) {
+  if (RaftError err = node(idx).rawNode->propose_conf_change(cc); err != RaftError::Ok) {
     return std::string(error_text(err));
   }
   return std::nullopt;
@@ -284,7 +285,7 @@ EnvError InteractionEnv::handle_status(const TestData& d) {
 // The progress of every peer as the node sees it (empty unless the node leads).
 EnvError InteractionEnv::status(std::size_t idx) {
   const Status st = node(idx).rawNode->status();
-  output_.write(to_string(st.progress));
+  output_.write(st.progress.to_string());
   return std::nullopt;
 }
 

@@ -1,0 +1,147 @@
+#include "properties/raft/safety_checker.hpp"
+
+#include <utility>
+
+#include "sim/assert.hpp"
+
+namespace hasim::raft_safety {
+
+namespace {
+
+// FNV-1a step over a 64-bit word: the prefix hash chains each entry onto the one before.
+std::uint64_t mix(std::uint64_t hash, std::uint64_t word) {
+  for (int i = 0; i < 8; ++i) {
+    hash ^= (word >> (8 * i)) & 0xff;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+std::string entry_text(Index index, Term term) {
+  return std::to_string(term) + "/" + std::to_string(index);
+}
+
+}  // namespace
+
+std::optional<Term> SafetyChecker::Log::term_at(Index index) const {
+  if (index == snapshotIndex) return snapshotTerm;
+  if (index < snapshotIndex || index > last()) return std::nullopt;
+  return slots[index - snapshotIndex - 1].term;
+}
+
+void SafetyChecker::fail(std::string what) {
+  if (violation_.empty()) violation_ = std::move(what);
+}
+
+void SafetyChecker::on_leader(Member member, Term term) {
+  auto [it, inserted] = leaders_.emplace(term, member);
+  if (!inserted && it->second != member) {
+    fail("election safety: members " + std::to_string(it->second) + " and " +
+         std::to_string(member) + " both became leader of term " + std::to_string(term));
+  }
+  leading_[member] = term;
+  // Leader Completeness: every entry committed under an earlier term is in our log.
+  const Log& log = logs_[member];
+  for (const auto& [index, committed] : committed_) {
+    if (committed.commitTerm >= term || index <= log.snapshotIndex) continue;
+    std::optional<Term> have = log.term_at(index);
+    if (!have || *have != committed.entryTerm) {
+      fail("leader completeness: member " + std::to_string(member) + " became leader of term " +
+           std::to_string(term) + " without entry " + entry_text(index, committed.entryTerm) +
+           ", committed by member " + std::to_string(committed.member) + " at term " +
+           std::to_string(committed.commitTerm));
+      return;
+    }
+  }
+}
+
+void SafetyChecker::on_step_down(Member member) { leading_.erase(member); }
+
+void SafetyChecker::on_restart(Member member, Index snapshotIndex, Term snapshotTerm,
+                               const std::vector<LogEntry>& entries) {
+  leading_.erase(member);
+  logs_[member] = Log{};
+  on_snapshot(member, snapshotIndex, snapshotTerm);
+  on_append(member, entries);
+}
+
+void SafetyChecker::check_log_matching(Member member, Index index, const Slot& slot) {
+  auto [it, inserted] = prefixes_.emplace(std::pair{index, slot.term}, std::pair{slot.prefix, member});
+  if (!inserted && it->second.first != slot.prefix) {
+    fail("log matching: members " + std::to_string(it->second.second) + " and " +
+         std::to_string(member) + " both hold entry " + entry_text(index, slot.term) +
+         " but their logs differ before it");
+  }
+}
+
+void SafetyChecker::on_append(Member member, const std::vector<LogEntry>& entries) {
+  if (entries.empty()) return;
+  Log& log = logs_[member];
+  const Index first = entries.front().index;
+  HASIM_ASSERT(first > log.snapshotIndex);  // raft never appends below its snapshot
+  HASIM_ASSERT(first <= log.last() + 1);    // no gaps
+  auto leading = leading_.find(member);
+  if (leading != leading_.end() && first <= log.last()) {
+    fail("leader append-only: leader " + std::to_string(member) + " of term " +
+         std::to_string(leading->second) + " overwrote its entries from index " +
+         std::to_string(first));
+  }
+  log.slots.resize(first - log.snapshotIndex - 1);
+  std::uint64_t prefix = log.slots.empty() ? log.snapshotPrefix : log.slots.back().prefix;
+  for (const LogEntry& e : entries) {
+    HASIM_ASSERT(e.index == log.last() + 1);
+    prefix = mix(mix(mix(prefix, e.index), e.term), e.payload);
+    log.slots.push_back(Slot{e.term, prefix});
+    check_log_matching(member, e.index, log.slots.back());
+  }
+}
+
+void SafetyChecker::on_snapshot(Member member, Index index, Term term) {
+  Log& log = logs_[member];
+  // The snapshot's prefix is whatever log held (index, term); with none known yet (the
+  // bootstrap snapshot every member starts from), (index, term) stands for it.
+  auto known = prefixes_.find(std::pair{index, term});
+  const std::uint64_t prefix =
+      known != prefixes_.end() ? known->second.first : mix(mix(0xcbf29ce484222325ULL, index), term);
+  if (known == prefixes_.end()) prefixes_.emplace(std::pair{index, term}, std::pair{prefix, member});
+  if (index <= log.last() && log.term_at(index) == term) {
+    // The snapshot covers a prefix we hold: compact it, keep the rest.
+    log.slots.erase(log.slots.begin(),
+                    log.slots.begin() + static_cast<std::ptrdiff_t>(index - log.snapshotIndex));
+  } else {
+    log.slots.clear();
+  }
+  log.snapshotIndex = index;
+  log.snapshotTerm = term;
+  log.snapshotPrefix = prefix;
+}
+
+void SafetyChecker::on_commit(Member member, Index commit, Term term) {
+  const Log& log = logs_[member];
+  for (Index index = log.snapshotIndex + 1; index <= commit && index <= log.last(); ++index) {
+    const Term entryTerm = *log.term_at(index);
+    auto [it, inserted] = committed_.emplace(index, Committed{entryTerm, term, member});
+    if (inserted) continue;
+    if (it->second.entryTerm != entryTerm) {
+      fail("state machine safety: member " + std::to_string(member) + " committed entry " +
+           entry_text(index, entryTerm) + " where member " + std::to_string(it->second.member) +
+           " committed " + entry_text(index, it->second.entryTerm));
+      return;
+    }
+    if (term < it->second.commitTerm) it->second.commitTerm = term;
+  }
+}
+
+void SafetyChecker::on_apply(Member member, const LogEntry& entry) {
+  auto [it, inserted] = applied_.emplace(entry.index, std::pair{entry, member});
+  if (inserted) return;
+  const LogEntry& other = it->second.first;
+  if (other.term != entry.term || other.payload != entry.payload) {
+    fail("state machine safety: member " + std::to_string(member) + " applied " +
+         entry_text(entry.index, entry.term) + " where member " +
+         std::to_string(it->second.second) + " applied " + entry_text(other.index, other.term) +
+         (other.term == entry.term ? " with other data" : ""));
+  }
+}
+
+}  // namespace hasim::raft_safety
