@@ -4,9 +4,11 @@
 #include "properties/control_plane/check.hpp"
 #include "properties/heartbeat/check.hpp"
 #include "properties/journal/check.hpp"
+#include "properties/raft/check.hpp"
 #include "properties/kernel/check.hpp"
 #include "properties/upgrade_orchestrator/check.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/etcd/etcd.hpp"
 #include "scenarios/heartbeat/heartbeat.hpp"
 #include "scenarios/journal/journal.hpp"
 #include "scenarios/kernel/faults.hpp"
@@ -34,6 +36,10 @@ const std::vector<System>& systems() {
          "the disk demo: a write-ahead journal that acknowledges writes after fsync (or, "
          "unsafely, after write) on a node's volume (models/journal)",
          &journal_scenario_system(), &journal_check_system()},
+        {"etcd",
+         "etcd members: raft (models/raft) with ticks from the node's clock, peer streams, a "
+         "WAL and snapshots on the node's disk (models/etcd)",
+         &etcd_scenario_system(), &etcd_check_system()},
     };
     for (const System& s : out) {
       HASIM_ASSERT(s.scenario->name == s.name && s.check->name == s.name);

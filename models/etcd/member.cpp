@@ -1,0 +1,381 @@
+#include "models/etcd/member.hpp"
+
+#include "models/etcd/trace_entries.hpp"
+#include "models/etcd/trace_kinds.hpp"
+#include "models/etcd/wal.hpp"
+#include "models/raft/raftpb_util.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::etcd {
+namespace {
+
+// Timer values in the tick space.
+constexpr std::uint64_t kTick = 0;
+constexpr std::uint64_t kAdvanceTicks = 1;
+// IO values in the WAL space: whose operation completed.
+constexpr std::uint64_t kReadyIo = 0;
+constexpr std::uint64_t kSnapshotIo = 1;
+
+// etcd's raft limits (etcdserver/raft.go): 1 MiB per append message, 4096/8 in flight.
+constexpr std::uint64_t kMaxSizePerMsg = 1024 * 1024;
+constexpr int kMaxInflightMsgs = 4096 / 8;
+// adjustTicks polls the peer connections every 50 ms (server.go).
+constexpr Duration kPeerPoll = milliseconds(50);
+// Readys taken in one go at most (each is small; a loop must be bounded).
+constexpr int kMaxReadysPerPump = 1'000;
+
+std::int64_t i64(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+
+std::uint64_t chain(std::uint64_t hash, std::uint64_t word) {
+  for (int i = 0; i < 8; ++i) {
+    hash ^= (word >> (8 * i)) & 0xff;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+}  // namespace
+
+raft::Snapshot bootstrap_snapshot(std::size_t members) {
+  raft::Snapshot snap;
+  snap.metadata.index = 1;
+  snap.metadata.term = 1;
+  for (std::size_t i = 0; i < members; ++i) snap.metadata.confState.voters.push_back(i + 1);
+  return snap;
+}
+
+EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id) : config_(std::move(config)), id_(id) {
+  HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size());
+  HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
+  HASIM_ASSERT(config_.election_ticks() > 1);
+}
+
+EtcdMember::~EtcdMember() = default;
+
+void EtcdMember::on_start(Env& env) {
+  ticks_ = env.tag_space("raft-tick");
+  io_ = env.tag_space("wal");
+  client_ = env.tag_space("client");
+  for (const std::string& member : config_.members) peers_.push_back(env.process(member));
+  recover(env);
+  node_ = std::make_unique<raft::RawNode>(raft_config(env));
+  env.set_timer(config_.heartbeatInterval, ticks_.tag(kTick));
+  env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
+  if (config_.rate > 0) {
+    // Members take turns: member k proposes at k/rate, then every members/rate.
+    env.set_timer(Duration{i64(id_) * 1'000'000'000 / config_.rate}, client_.tag());
+  }
+  pump(env);
+}
+
+void EtcdMember::recover(Env& env) {
+  const Replayed replayed =
+      replay(bootstrap_snapshot(config_.members.size()),
+             [&env](const std::string& file) -> const std::vector<std::string>& {
+               return env.read(kVolume, file);
+             });
+  load(replayed, storage_);
+  hardState_ = replayed.state;
+  install(replayed.snapshot);
+  firstSegment_ = replayed.firstSegment;
+  segmentStarts_ = replayed.segmentStarts;
+  if (segmentStarts_.empty()) segmentStarts_.push_back(0);
+  // Segment 0 has no marker: it starts after the bootstrap snapshot.
+  if (segmentStarts_.front() == 0) segmentStarts_.front() = replayed.snapshot.metadata.index + 1;
+  const raft::SnapshotMetadata& m = replayed.snapshot.metadata;
+  env.trace(trace_kind::kRecovered,
+            {{"member", i64(id_)},
+             {"snap-index", i64(m.index)},
+             {"snap-term", i64(m.term)},
+             {"first", i64(m.index + 1)},
+             {"ents", encode_trace_entries(replayed.entries)},
+             {"term", i64(replayed.state.term)},
+             {"vote", i64(replayed.state.vote)},
+             {"commit", i64(replayed.state.commit)}});
+}
+
+raft::Config EtcdMember::raft_config(Env& env) {
+  // etcdserver/bootstrap.go raftConfig.
+  raft::Config c;
+  c.id = id_;
+  c.electionTick = config_.election_ticks();
+  c.heartbeatTick = 1;
+  c.storage = &storage_;
+  c.maxSizePerMsg = kMaxSizePerMsg;
+  c.maxInflightMsgs = kMaxInflightMsgs;
+  c.checkQuorum = config_.checkQuorum;
+  c.preVote = config_.preVote;
+  c.randomSeed = env.rng().next_u64();
+  return c;
+}
+
+void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
+  if (client_.owns(tag)) {
+    propose(env);
+    env.set_timer(Duration{i64(config_.members.size()) * 1'000'000'000 / config_.rate},
+                  client_.tag());
+  } else if (ticks_.local(tag) == kTick) {
+    node_->tick();
+    env.set_timer(config_.heartbeatInterval, ticks_.tag(kTick));
+  } else {
+    // adjustTicks: "in case slow leader message receive", start closer to an election.
+    const int ticks = config_.election_ticks() - (config_.members.size() == 1 ? 1 : 2);
+    for (int i = 0; i < ticks; ++i) node_->tick();
+  }
+  pump(env);
+}
+
+void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
+  const auto* raft = dynamic_cast<const RaftMessage*>(message.get());
+  if (raft == nullptr) return;  // connection-closed: rafthttp redials; raft needs nothing
+  // A message of a peer not (or no longer) in the configuration is refused by raft
+  // (ErrStepPeerNotFound), as etcd's Process drops it.
+  (void)node_->step(raft->message);
+  pump(env);
+}
+
+void EtcdMember::propose(Env& env) {
+  const std::uint64_t seq = ++proposals_;
+  const raft::RaftError err =
+      node_->propose("m" + std::to_string(id_) + "-" + std::to_string(seq));
+  env.trace(trace_kind::kPropose,
+            {{"member", i64(id_)},
+             {"seq", i64(seq)},
+             {"result", err == raft::RaftError::Ok ? std::string("ok")
+                                                   : std::string(raft::error_text(err))}});
+}
+
+// --- the Ready loop (etcdserver/raft.go raftNode.start) ----------------------------------
+
+void EtcdMember::pump(Env& env) {
+  for (int i = 0; i < kMaxReadysPerPump && phase_ == Phase::idle && node_->has_ready(); ++i) {
+    start_ready(env);
+  }
+  if (phase_ == Phase::idle) maybe_snapshot(env);
+}
+
+void EtcdMember::start_ready(Env& env) {
+  HASIM_ASSERT(phase_ == Phase::idle && !ready_);
+  ready_ = node_->ready();
+  raft::Ready& rd = *ready_;
+  if (rd.softState) {
+    leader_ = rd.softState->raftState == raft::StateType::StateLeader;
+    trace_state(env, *rd.softState);
+  }
+  // "the leader can write to its disk in parallel with replicating to the followers and
+  // then writing to their disks" (raft thesis 10.2.1): the leader sends first.
+  if (leader_ || config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
+  write_ready(env, rd);
+  if (pending_ready_ == 0 || config_.unsafeAckBeforeFsync) finish_ready(env);
+  else phase_ = Phase::writing;
+}
+
+void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
+  const std::string segment = wal_segment_name(current_segment());
+  if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
+    // SaveSnap: the snapshot file first (synced even by the mutation: it is not a Ready's
+    // acknowledgement), then its marker in the WAL.
+    append(env, std::string(kSnapFile), encode(SnapRecord{*rd.snapshot, current_segment()}),
+           kReadyIo);
+    fsync(env, std::string(kSnapFile), kReadyIo);
+    const raft::SnapshotMetadata& m = rd.snapshot->metadata;
+    append(env, segment, encode(marker_record({m.index, m.term, true, 0})), kReadyIo);
+  }
+  // wal.go Save: the entries, then the HardState, then one fsync if must-sync.
+  for (const raft::Entry& e : rd.entries) append(env, segment, encode(entry_record(e)), kReadyIo);
+  if (rd.hardState) append(env, segment, encode(state_record(*rd.hardState)), kReadyIo);
+  if (rd.mustSync && !config_.unsafeAckBeforeFsync) fsync(env, segment, kReadyIo);
+}
+
+void EtcdMember::finish_ready(Env& env) {
+  HASIM_ASSERT(ready_.has_value());
+  raft::Ready& rd = *ready_;
+  if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
+    const raft::StorageError err = storage_.apply_snapshot(*rd.snapshot);
+    HASIM_ASSERT(err == raft::StorageError::Ok);
+    install(*rd.snapshot);
+    const raft::SnapshotMetadata& m = rd.snapshot->metadata;
+    env.trace(trace_kind::kInstall,
+              {{"member", i64(id_)}, {"index", i64(m.index)}, {"term", i64(m.term)}});
+  }
+  if (!rd.entries.empty()) {
+    const raft::StorageError err = storage_.append(rd.entries);
+    HASIM_ASSERT(err == raft::StorageError::Ok);
+  }
+  if (rd.hardState) {
+    storage_.set_hard_state(*rd.hardState);
+    hardState_ = *rd.hardState;
+  }
+  trace_persist(env, rd);
+  if (!leader_ && !config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
+  apply(env, rd.committedEntries);
+  node_->advance(rd);
+  ready_.reset();
+  phase_ = Phase::idle;
+}
+
+void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
+  for (raft::Message& m : messages) {
+    HASIM_ASSERT(m.to >= 1 && m.to <= peers_.size());
+    const raft::PeerId to = m.to;
+    const bool snapshot = m.type == raft::MessageType::MsgSnap;
+    env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m)), Transport::stream);
+    // rafthttp's snapshot sender reports the outcome; the stream here either delivers it or
+    // loses it, and a lost one is retried after the follower's next probe.
+    if (snapshot) node_->report_snapshot(to, raft::SnapshotStatus::SnapshotFinish);
+  }
+}
+
+void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
+  if (entries.empty()) return;
+  for (const raft::Entry& e : entries) {
+    HASIM_ASSERT(e.index == applied_ + 1);
+    if (e.type == raft::EntryType::EntryConfChange) {
+      const auto cc = raft::unmarshal_conf_change(e.data);
+      HASIM_ASSERT(cc.has_value());
+      confState_ = node_->apply_conf_change(*cc);
+    } else if (e.type == raft::EntryType::EntryConfChangeV2) {
+      const auto cc = raft::unmarshal_conf_change_v2(e.data);
+      HASIM_ASSERT(cc.has_value());
+      confState_ = node_->apply_conf_change(*cc);
+    } else if (!e.data.empty()) {
+      stateHash_ = chain(chain(stateHash_, e.index), entry_payload_hash(e));
+    }
+    applied_ = e.index;
+  }
+  env.trace(trace_kind::kApply, {{"member", i64(id_)},
+                                 {"first", i64(entries.front().index)},
+                                 {"ents", encode_trace_entries(entries)},
+                                 {"hash", i64(stateHash_)}});
+}
+
+void EtcdMember::install(const raft::Snapshot& snapshot) {
+  confState_ = snapshot.metadata.confState;
+  applied_ = snapshot.metadata.index;
+  snapshotIndex_ = snapshot.metadata.index;
+  stateHash_ = 0;
+  for (char c : snapshot.data) stateHash_ = (stateHash_ << 8) | static_cast<unsigned char>(c);
+}
+
+std::string EtcdMember::state_machine_data() const {
+  std::string data;
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    data.push_back(static_cast<char>((stateHash_ >> shift) & 0xff));
+  }
+  return data;
+}
+
+void EtcdMember::trace_persist(Env& env, const raft::Ready& rd) {
+  if (rd.entries.empty() && !rd.hardState) return;
+  const raft::HardState& hs = hardState_;
+  env.trace(trace_kind::kPersist,
+            {{"member", i64(id_)},
+             {"first", i64(rd.entries.empty() ? 0 : rd.entries.front().index)},
+             {"ents", encode_trace_entries(rd.entries)},
+             {"term", i64(hs.term)},
+             {"commit", i64(hs.commit)}});
+}
+
+void EtcdMember::trace_state(Env& env, const raft::SoftState& soft) {
+  env.trace(trace_kind::kState,
+            {{"member", i64(id_)},
+             {"term", i64(node_->basic_status().hardState.term)},
+             {"state", std::string(raft::name(soft.raftState))},
+             {"lead", i64(soft.lead)}});
+}
+
+// --- disk ------------------------------------------------------------------------------------
+
+void EtcdMember::append(Env& env, std::string file, std::string record, std::uint64_t what) {
+  ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
+  env.append(kVolume, file, std::move(record), io_.tag(what));
+}
+
+void EtcdMember::fsync(Env& env, std::string file, std::uint64_t what) {
+  ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
+  env.fsync(kVolume, file, io_.tag(what));
+}
+
+void EtcdMember::on_io(Env& env, const IoCompletion& io) {
+  if (io.status != IoStatus::ok) {
+    // etcd cannot go on without its WAL: "failed to save raft hard state and entries"
+    // (raft.go) is fatal, and its supervisor restarts it.
+    env.trace(trace_kind::kFatal,
+              {{"member", i64(id_)}, {"error", std::string(io_status_name(io.status))}});
+    env.exit(1);
+    return;
+  }
+  const std::uint64_t what = io_.local(io.tag);
+  std::uint64_t& pending = what == kReadyIo ? pending_ready_ : pending_snapshot_;
+  HASIM_ASSERT(pending > 0);
+  if (--pending != 0) return;
+  if (what == kReadyIo && phase_ == Phase::writing) finish_ready(env);
+  if (what == kSnapshotIo && phase_ == Phase::snapshot_file) cut_segment(env);
+  else if (what == kSnapshotIo && phase_ == Phase::snapshot_cut) finish_snapshot(env);
+  pump(env);
+}
+
+// --- snapshots (etcdserver/server.go triggerSnapshot, snapshot) --------------------------
+
+void EtcdMember::maybe_snapshot(Env& env) {
+  if (applied_ - snapshotIndex_ <= config_.snapshotCount) return;
+  HASIM_ASSERT(phase_ == Phase::idle && pending_snapshot_ == 0);
+  auto snap = storage_.create_snapshot(applied_, &confState_, state_machine_data());
+  HASIM_ASSERT(snap.ok());
+  snapshotting_ = snap.value;
+  // The segments wholly covered by the snapshot go once it is on disk: segment k holds only
+  // entries below the start of k+1 (the new segment starts after the last entry written).
+  const raft::Index nextStart = storage_.last_index().value + 1;
+  neededSegment_ = firstSegment_;
+  for (std::size_t k = 0; k < segmentStarts_.size(); ++k) {
+    const raft::Index after = k + 1 < segmentStarts_.size() ? segmentStarts_[k + 1] : nextStart;
+    if (after > applied_ + 1) break;
+    neededSegment_ = firstSegment_ + k + 1;
+  }
+  phase_ = Phase::snapshot_file;
+  append(env, std::string(kSnapFile), encode(SnapRecord{*snapshotting_, neededSegment_}),
+         kSnapshotIo);
+  fsync(env, std::string(kSnapFile), kSnapshotIo);
+}
+
+void EtcdMember::cut_segment(Env& env) {
+  // wal.go cut: a new segment begins with the snapshot marker and the current HardState.
+  HASIM_ASSERT(snapshotting_.has_value());
+  const raft::Index start = storage_.last_index().value + 1;
+  segmentStarts_.push_back(start);
+  const std::string segment = wal_segment_name(current_segment());
+  const raft::SnapshotMetadata& m = snapshotting_->metadata;
+  phase_ = Phase::snapshot_cut;
+  append(env, segment, encode(marker_record({m.index, m.term, false, start})), kSnapshotIo);
+  if (!raft::is_empty_hard_state(hardState_)) {
+    append(env, segment, encode(state_record(hardState_)), kSnapshotIo);
+  }
+  fsync(env, segment, kSnapshotIo);
+}
+
+void EtcdMember::finish_snapshot(Env& env) {
+  HASIM_ASSERT(snapshotting_.has_value());
+  const raft::SnapshotMetadata m = snapshotting_->metadata;
+  // The purge (wal.ReleaseLockTo + the file purger): segments wholly covered go.
+  while (firstSegment_ < neededSegment_) {
+    env.remove(kVolume, wal_segment_name(firstSegment_));
+    segmentStarts_.erase(segmentStarts_.begin());
+    ++firstSegment_;
+  }
+  snapshotIndex_ = m.index;
+  // Keep SnapshotCatchUpEntries in memory for followers that lag a little.
+  raft::Index compact = 0;
+  if (m.index > config_.snapshotCatchUpEntries) {
+    compact = m.index - config_.snapshotCatchUpEntries;
+    const raft::Index first = storage_.first_index().value;
+    if (compact >= first) storage_.compact(compact);
+  }
+  env.trace(trace_kind::kSnapshot, {{"member", i64(id_)},
+                                    {"index", i64(m.index)},
+                                    {"term", i64(m.term)},
+                                    {"compact", i64(compact)}});
+  snapshotting_.reset();
+  phase_ = Phase::idle;
+}
+
+}  // namespace hasim::etcd

@@ -1,0 +1,124 @@
+#pragma once
+// An etcd member in the simulation: one thin adapter around a raft::RawNode, as etcd's
+// raftNode (server/etcdserver/raft.go) is around raft.Node. No raft logic lives here; this
+// file is what etcd adds around the library:
+//  - ticks from the node's local monotonic clock every --heartbeat-interval; ElectionTick =
+//    election-timeout / heartbeat-interval, HeartbeatTick 1 (etcdserver/bootstrap.go
+//    raftConfig); PreVote as --pre-vote, CheckQuorum always on;
+//  - the start-up tick advance (server.go adjustTicks): a single member advances
+//    ElectionTicks-1 ticks, a member of several ElectionTicks-2 once its peers are connected
+//    (its first 50 ms poll, the peer streams of the simulation being connected at start);
+//  - peer messages over the network as rafthttp's streams (Transport::stream);
+//  - the Ready loop (raft.go raftNode.start): one Ready at a time; a leader sends its
+//    messages before it writes, a follower after its writes are durable; the writes go to a
+//    WAL on the volume "data", fsynced when rd.mustSync; then MemoryStorage takes the
+//    snapshot, entries and HardState, committed entries are applied, and Advance;
+//  - snapshots every --snapshot-count applied entries (server.go triggerSnapshot), keeping
+//    SnapshotCatchUpEntries in memory for slow followers;
+//  - restart replays the WAL (models/etcd/wal.hpp).
+// The state machine is a hash of the applied entries' data. Client load: each member
+// proposes its share of `rate` writes/s itself (a follower's MsgProp goes to the leader
+// inside raft), a dropped proposal is traced.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/raft/rawnode.hpp"
+#include "models/raft/storage.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::etcd {
+
+struct EtcdConfig {
+  std::vector<std::string> members;  // "node/etcd" of every member; raft ID = position + 1
+  Duration heartbeatInterval = milliseconds(100);  // --heartbeat-interval: one tick
+  Duration electionTimeout = milliseconds(1000);   // --election-timeout
+  bool preVote = true;                             // --pre-vote
+  bool checkQuorum = true;                         // etcd hard-codes true
+  std::uint64_t snapshotCount = 10'000;            // --snapshot-count (v3.6 default)
+  std::uint64_t snapshotCatchUpEntries = 5'000;    // DefaultSnapshotCatchUpEntries
+  std::int64_t rate = 0;                           // client proposals per second, cluster-wide
+  // The mutation: send every message at once and never fsync the WAL, so a member
+  // acknowledges entries a power loss then takes (the raft-safety property must fail).
+  bool unsafeAckBeforeFsync = false;
+
+  int election_ticks() const {
+    return static_cast<int>(electionTimeout.ns / heartbeatInterval.ns);
+  }
+};
+
+// A raft message on a peer stream; its type names it in the trace ("MsgApp", ...).
+struct RaftMessage final : MessageBody {
+  explicit RaftMessage(raft::Message m) : message(std::move(m)) {}
+  std::string_view type() const override { return raft::name(message.type); }
+  raft::Message message;
+};
+
+// Every member bootstraps from this snapshot (index 1, term 1, every member a voter), the
+// configuration etcd's initial cluster gives raft.
+raft::Snapshot bootstrap_snapshot(std::size_t members);
+
+class EtcdMember final : public Process {
+ public:
+  static constexpr std::string_view kVolume = "data";
+
+  EtcdMember(EtcdConfig config, raft::PeerId id);
+  ~EtcdMember() override;
+
+  void on_start(Env& env) override;
+  void on_message(Env& env, ProcessId from, const Message& message) override;
+  void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
+  void on_io(Env& env, const IoCompletion& io) override;
+
+ private:
+  enum class Phase : std::uint8_t { idle, writing, snapshot_file, snapshot_cut };
+
+  void recover(Env& env);
+  raft::Config raft_config(Env& env);
+  void pump(Env& env);
+  void start_ready(Env& env);
+  void write_ready(Env& env, const raft::Ready& rd);
+  void finish_ready(Env& env);
+  void send(Env& env, std::vector<raft::Message> messages);
+  void apply(Env& env, const std::vector<raft::Entry>& entries);
+  void install(const raft::Snapshot& snapshot);
+  void trace_persist(Env& env, const raft::Ready& rd);
+  void trace_state(Env& env, const raft::SoftState& soft);
+  void append(Env& env, std::string file, std::string record, std::uint64_t what);
+  void fsync(Env& env, std::string file, std::uint64_t what);
+  std::uint64_t current_segment() const { return firstSegment_ + segmentStarts_.size() - 1; }
+  void maybe_snapshot(Env& env);
+  void cut_segment(Env& env);
+  void finish_snapshot(Env& env);
+  void propose(Env& env);
+  std::string state_machine_data() const;
+
+  EtcdConfig config_;
+  raft::PeerId id_;
+  raft::MemoryStorage storage_;
+  std::unique_ptr<raft::RawNode> node_;
+  TagSpace ticks_, io_, client_;
+  Phase phase_ = Phase::idle;
+  std::vector<ProcessId> peers_;    // by raft ID - 1
+  // Disk operations issued and not yet completed: the Ready's, the snapshot's.
+  std::uint64_t pending_ready_ = 0;
+  std::uint64_t pending_snapshot_ = 0;
+  raft::HardState hardState_;  // the last one written
+  std::optional<raft::Ready> ready_;  // the Ready being made durable
+  bool leader_ = false;               // as of the last SoftState (etcd raftNode's islead)
+  raft::ConfState confState_;
+  raft::Index applied_ = 0;
+  raft::Index snapshotIndex_ = 0;  // of the last snapshot taken or installed
+  std::uint64_t stateHash_ = 0;    // the state machine: a hash chained over applied data
+  // WAL segments firstSegment_, firstSegment_ + 1, ...: segmentStarts_[i] is the first index
+  // segment firstSegment_ + i may hold; appends go to the last.
+  std::uint64_t firstSegment_ = 0;
+  std::vector<raft::Index> segmentStarts_;
+  std::optional<raft::Snapshot> snapshotting_;  // the snapshot being saved
+  std::uint64_t neededSegment_ = 0;             // the oldest segment it still needs
+  std::uint64_t proposals_ = 0;
+};
+
+}  // namespace hasim::etcd

@@ -1,0 +1,33 @@
+#pragma once
+// Who plays which raft role, read from the trace of etcd members (models/etcd/trace_kinds.hpp)
+// and the kernel's process events: the "raft-leader" fault target (scenarios/etcd/) and the
+// eventually-raft-leader property (properties/raft/) read it.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "sim/trace.hpp"
+
+namespace hasim::etcd {
+
+class RaftRoles {
+ public:
+  struct Member {
+    bool up = false;  // running: started and not crashed, exited or powered off since
+    bool leader = false;
+    std::int64_t term = 0;
+  };
+  void observe(const TraceEvent& event);
+  // The running member that leads at the highest term ("node/etcd"), if any.
+  std::optional<std::string> leader() const;
+  std::size_t members() const { return members_.size(); }
+  std::size_t up() const;
+  const std::map<std::string, Member, std::less<>>& all() const { return members_; }
+
+ private:
+  std::map<std::string, Member, std::less<>> members_;  // by "node/etcd"
+};
+
+}  // namespace hasim::etcd

@@ -1,0 +1,73 @@
+#include "models/etcd/trace_entries.hpp"
+
+#include <charconv>
+
+namespace hasim::etcd {
+namespace {
+
+void put_hex(std::string& out, std::uint64_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kDigits[(value >> shift) & 0xf]);
+}
+
+std::optional<std::uint64_t> parse(std::string_view text, int base) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::uint64_t entry_payload_hash(const raft::Entry& entry) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  const auto mix = [&hash](unsigned char byte) {
+    hash ^= byte;
+    hash *= 0x100000001b3ULL;
+  };
+  mix(static_cast<unsigned char>(entry.type));
+  for (char c : entry.data) mix(static_cast<unsigned char>(c));
+  return hash;
+}
+
+std::string encode_trace_entries(const std::vector<raft::Entry>& entries) {
+  std::string out;
+  out.reserve(entries.size() * 17 + 8);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i == 0 || entries[i].term != entries[i - 1].term) {
+      if (i != 0) out.push_back(' ');
+      out += std::to_string(entries[i].term);
+      out.push_back(':');
+    } else {
+      out.push_back(',');
+    }
+    put_hex(out, entry_payload_hash(entries[i]));
+  }
+  return out;
+}
+
+std::optional<std::vector<TracedEntry>> decode_trace_entries(std::uint64_t first,
+                                                             std::string_view text) {
+  std::vector<TracedEntry> out;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view run = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    const std::size_t colon = run.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const auto term = parse(run.substr(0, colon), 10);
+    if (!term) return std::nullopt;
+    std::string_view hashes = run.substr(colon + 1);
+    while (true) {
+      const std::size_t comma = hashes.find(',');
+      const auto hash = parse(hashes.substr(0, comma), 16);
+      if (!hash) return std::nullopt;
+      out.push_back(TracedEntry{first + out.size(), *term, *hash});
+      if (comma == std::string_view::npos) break;
+      hashes = hashes.substr(comma + 1);
+    }
+  }
+  return out;
+}
+
+}  // namespace hasim::etcd

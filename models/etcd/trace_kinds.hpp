@@ -1,0 +1,37 @@
+#pragma once
+// The kinds of trace event of etcd members (models/etcd/member.hpp), declared once (see
+// sim/trace_kinds.hpp for why). Every event carries "member", the raft ID. Entries are
+// written compactly, as "ents": runs "TERM:HASH,HASH,..." separated by spaces, HASH being
+// 16 hex digits of entry_payload_hash (an entry's type and data), starting at index "first".
+#include <array>
+#include <string_view>
+
+namespace hasim::etcd::trace_kind {
+
+// After a start: what the member read back from its disk (the snapshot it restarts from,
+// "snap-index"/"snap-term", the entries after it, the HardState "term"/"vote"/"commit").
+inline constexpr std::string_view kRecovered = "raft-recovered";
+// The member's raft role changed: "term", "state" (StateFollower, ...), "lead".
+inline constexpr std::string_view kState = "raft-state";
+// A Ready's writes are durable (or, with unsafeAckBeforeFsync, issued): entries from
+// "first" ("ents"), an installed snapshot ("snap-index", "snap-term"), the HardState's
+// "commit" and "term" when it changed.
+inline constexpr std::string_view kPersist = "raft-persist";
+// Committed entries applied to the state machine, from "first" ("ents"), and the state
+// machine's hash after them.
+inline constexpr std::string_view kApply = "raft-apply";
+// The member installed a snapshot from the leader at "index" (term "term"): its log is now
+// what follows it.
+inline constexpr std::string_view kInstall = "raft-install";
+// The member took a snapshot at "index" (term "term") and compacted its log to
+// "compact".
+inline constexpr std::string_view kSnapshot = "raft-snapshot";
+// A client proposal: "seq", and "result" ("ok", or the error: "raft proposal dropped").
+inline constexpr std::string_view kPropose = "raft-propose";
+// The member stopped on a fatal error, as etcd's lg.Fatal does ("error").
+inline constexpr std::string_view kFatal = "raft-fatal";
+
+inline constexpr std::array kAll{kRecovered, kState,   kPersist, kApply,
+                             kInstall,   kSnapshot, kPropose, kFatal};
+
+}  // namespace hasim::etcd::trace_kind

@@ -1,0 +1,274 @@
+#include "models/etcd/wal.hpp"
+
+#include <algorithm>
+
+namespace hasim::etcd {
+namespace {
+
+// Record layout: a type byte, then fields as LEB128 varints and length-prefixed strings
+// (the shape of protobuf's wire format, which etcd's walpb records use).
+constexpr char kEntry = 'E';
+constexpr char kState = 'H';
+constexpr char kMarker = 'M';
+constexpr char kSnap = 'S';
+
+void put(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+void put(std::string& out, std::string_view bytes) {
+  put(out, bytes.size());
+  out.append(bytes);
+}
+
+void put(std::string& out, const std::vector<raft::PeerId>& ids) {
+  put(out, ids.size());
+  for (raft::PeerId id : ids) put(out, id);
+}
+
+// Reads fields in order; any malformed or short field makes the whole read fail.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  bool ok() const { return ok_; }
+  bool done() const { return ok_ && pos_ == bytes_.size(); }
+
+  std::uint64_t u64() {
+    std::uint64_t value = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= bytes_.size()) break;
+      const auto byte = static_cast<unsigned char>(bytes_[pos_++]);
+      value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return value;
+    }
+    ok_ = false;
+    return 0;
+  }
+  std::string str() {
+    const std::uint64_t size = u64();
+    if (!ok_ || size > bytes_.size() - pos_) {
+      ok_ = false;
+      return {};
+    }
+    std::string out(bytes_.substr(pos_, size));
+    pos_ += size;
+    return out;
+  }
+  std::vector<raft::PeerId> ids() {
+    const std::uint64_t count = u64();
+    std::vector<raft::PeerId> out;
+    if (!ok_ || count > bytes_.size() - pos_) {  // each id takes at least a byte
+      ok_ = false;
+      return out;
+    }
+    for (std::uint64_t i = 0; i < count && ok_; ++i) out.push_back(u64());
+    return out;
+  }
+
+ private:
+  std::string_view bytes_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::string wal_segment_name(std::uint64_t segment) { return "wal-" + std::to_string(segment); }
+
+WalRecord entry_record(const raft::Entry& entry) {
+  WalRecord r;
+  r.type = WalRecord::Type::entry;
+  r.entry = entry;
+  return r;
+}
+
+WalRecord state_record(const raft::HardState& state) {
+  WalRecord r;
+  r.type = WalRecord::Type::state;
+  r.state = state;
+  return r;
+}
+
+WalRecord marker_record(const WalSnapshotMarker& marker) {
+  WalRecord r;
+  r.type = WalRecord::Type::snapshot;
+  r.marker = marker;
+  return r;
+}
+
+std::string encode(const WalRecord& record) {
+  std::string out;
+  switch (record.type) {
+    case WalRecord::Type::entry:
+      out.push_back(kEntry);
+      put(out, record.entry.term);
+      put(out, record.entry.index);
+      put(out, static_cast<std::uint64_t>(record.entry.type));
+      put(out, record.entry.data);
+      break;
+    case WalRecord::Type::state:
+      out.push_back(kState);
+      put(out, record.state.term);
+      put(out, record.state.vote);
+      put(out, record.state.commit);
+      break;
+    case WalRecord::Type::snapshot:
+      out.push_back(kMarker);
+      put(out, record.marker.index);
+      put(out, record.marker.term);
+      put(out, record.marker.install ? 1 : 0);
+      put(out, record.marker.start);
+      break;
+  }
+  return out;
+}
+
+std::optional<WalRecord> decode_wal_record(std::string_view bytes) {
+  if (bytes.empty()) return std::nullopt;
+  Reader in(bytes.substr(1));
+  WalRecord r;
+  switch (bytes.front()) {
+    case kEntry: {
+      r.type = WalRecord::Type::entry;
+      r.entry.term = in.u64();
+      r.entry.index = in.u64();
+      const std::uint64_t type = in.u64();
+      if (type > static_cast<std::uint64_t>(raft::EntryType::EntryConfChangeV2)) return std::nullopt;
+      r.entry.type = static_cast<raft::EntryType>(type);
+      r.entry.data = in.str();
+      break;
+    }
+    case kState:
+      r.type = WalRecord::Type::state;
+      r.state.term = in.u64();
+      r.state.vote = in.u64();
+      r.state.commit = in.u64();
+      break;
+    case kMarker: {
+      r.type = WalRecord::Type::snapshot;
+      r.marker.index = in.u64();
+      r.marker.term = in.u64();
+      const std::uint64_t install = in.u64();
+      if (install > 1) return std::nullopt;
+      r.marker.install = install == 1;
+      r.marker.start = in.u64();
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (!in.done()) return std::nullopt;
+  return r;
+}
+
+std::string encode(const SnapRecord& record) {
+  const raft::SnapshotMetadata& m = record.snapshot.metadata;
+  std::string out(1, kSnap);
+  put(out, m.index);
+  put(out, m.term);
+  put(out, m.confState.voters);
+  put(out, m.confState.learners);
+  put(out, m.confState.votersOutgoing);
+  put(out, m.confState.learnersNext);
+  put(out, m.confState.autoLeave ? 1 : 0);
+  put(out, record.firstSegment);
+  put(out, record.snapshot.data);
+  return out;
+}
+
+std::optional<SnapRecord> decode_snap_record(std::string_view bytes) {
+  if (bytes.empty() || bytes.front() != kSnap) return std::nullopt;
+  Reader in(bytes.substr(1));
+  SnapRecord r;
+  raft::SnapshotMetadata& m = r.snapshot.metadata;
+  m.index = in.u64();
+  m.term = in.u64();
+  m.confState.voters = in.ids();
+  m.confState.learners = in.ids();
+  m.confState.votersOutgoing = in.ids();
+  m.confState.learnersNext = in.ids();
+  const std::uint64_t autoLeave = in.u64();
+  if (autoLeave > 1) return std::nullopt;
+  m.confState.autoLeave = autoLeave == 1;
+  r.firstSegment = in.u64();
+  r.snapshot.data = in.str();
+  if (!in.done()) return std::nullopt;
+  return r;
+}
+
+namespace {
+
+// One record of the replay. Entries at or below the snapshot are in it already; a later
+// entry replaces the suffix from its index on (wal.go ReadAll). An entry that would leave a
+// gap cannot follow what survived (only an unsafe, unsynced run loses records in between):
+// it and what follows it in this file are not the log.
+void replay_record(const WalRecord& r, raft::Index snapIndex, Replayed& out, bool& found,
+                   const SnapRecord& snap) {
+  switch (r.type) {
+    case WalRecord::Type::entry: {
+      const raft::Entry& e = r.entry;
+      if (e.index <= snapIndex || e.index - snapIndex - 1 > out.entries.size()) return;
+      out.entries.resize(e.index - snapIndex - 1);
+      out.entries.push_back(e);
+      return;
+    }
+    case WalRecord::Type::state:
+      out.state = r.state;
+      return;
+    case WalRecord::Type::snapshot:
+      if (r.marker.index == snap.snapshot.metadata.index &&
+          r.marker.term == snap.snapshot.metadata.term) {
+        found = true;
+      }
+      // raft discarded its whole log when it installed a snapshot (raft.go restore).
+      if (r.marker.install) out.entries.clear();
+      return;
+  }
+}
+
+}  // namespace
+
+std::optional<Replayed> replay_records(
+    const SnapRecord& snap, bool bootstrap,
+    const std::vector<const std::vector<std::string>*>& segments) {
+  Replayed out;
+  out.snapshot = snap.snapshot;
+  out.firstSegment = snap.firstSegment;
+  out.lastSegment = snap.firstSegment + (segments.empty() ? 0 : segments.size() - 1);
+  const raft::Index snapIndex = snap.snapshot.metadata.index;
+  bool found = bootstrap;
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    raft::Index start = 0;
+    for (const std::string& bytes : *segments[s]) {
+      const auto record = decode_wal_record(bytes);
+      HASIM_ASSERT(record.has_value());  // the member wrote it; the disk never corrupts one
+      if (start == 0) {
+        start = record->type == WalRecord::Type::snapshot ? record->marker.start : 0;
+      }
+      replay_record(*record, snapIndex, out, found, snap);
+    }
+    out.segmentStarts.push_back(start);
+  }
+  if (!found) return std::nullopt;
+  // etcd never writes a HardState whose commit its WAL does not hold; a replay that found
+  // one anyway (records lost in between, only without fsync) commits what it holds.
+  const raft::Index last = snapIndex + out.entries.size();
+  out.state.commit = std::min(std::max(out.state.commit, snapIndex), last);
+  return out;
+}
+
+void load(const Replayed& replayed, raft::MemoryStorage& storage) {
+  HASIM_ASSERT(storage.apply_snapshot(replayed.snapshot) == raft::StorageError::Ok);
+  if (!raft::is_empty_hard_state(replayed.state)) {
+    HASIM_ASSERT(storage.set_hard_state(replayed.state) == raft::StorageError::Ok);
+  }
+  if (!replayed.entries.empty()) {
+    HASIM_ASSERT(storage.append(replayed.entries) == raft::StorageError::Ok);
+  }
+}
+
+}  // namespace hasim::etcd

@@ -1,0 +1,123 @@
+#pragma once
+// What an etcd member persists, as records of the disk model (sim/disk.hpp), and how a
+// restart reads them back (etcd server/storage/wal, server/etcdserver/api/snap).
+//
+// Files on the member's volume "data":
+//  - "snap": one record per snapshot (etcd: one member/snap/TERM-INDEX.snap file each):
+//    metadata (index, term, conf state), the state machine's data, and the first WAL segment
+//    a replay from it needs.
+//  - "wal-N" (N = 0, 1, ...): WAL segments. Records: an entry, a HardState, or a snapshot
+//    marker (walpb.Snapshot: index and term). etcd writes each entry and the HardState of one
+//    Ready as records of one Save (wal.go Save: entries first, then the state), and a
+//    snapshot marker before a snapshot's data is relied on (SaveSnap).
+//
+// Replay, as etcd's bootstrap does (storage/backend.go, wal.go ReadAll): the newest snapshot
+// whose marker is in the WAL (snap.LoadNewestAvailable: a snapshot file without its WAL
+// marker was not finished), then the entries after it in record order, a later entry
+// replacing the suffix from its index on (`ents = append(ents[:e.Index-start-1], e)`), and
+// the last HardState. One deliberate difference: a marker of a snapshot installed from the
+// leader also empties the entries read so far, because raft discarded its log when it
+// installed it (raft.go restore); etcd relies on the leader overwriting them.
+//
+// No CRC: the disk model never tears or corrupts a record (it survives whole or not at all),
+// so etcd's CRC and torn-write repair have nothing to find here.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/raft/raftpb.hpp"
+#include "models/raft/storage.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::etcd {
+
+inline constexpr std::string_view kSnapFile = "snap";
+std::string wal_segment_name(std::uint64_t segment);  // "wal-0", "wal-1", ...
+
+// A snapshot marker: `install` for a snapshot received from the leader (the log before it
+// is gone), else one the member took itself (compaction: the log goes on). `start` is the
+// first entry index the segment it heads may hold (a segment's first record is its marker).
+struct WalSnapshotMarker {
+  raft::Index index = 0;
+  raft::Term term = 0;
+  bool install = false;
+  raft::Index start = 0;
+  bool operator==(const WalSnapshotMarker&) const = default;
+};
+
+struct WalRecord {
+  enum class Type : std::uint8_t { entry, state, snapshot };
+  Type type = Type::entry;
+  raft::Entry entry;
+  raft::HardState state;
+  WalSnapshotMarker marker;
+};
+
+// A record of the "snap" file.
+struct SnapRecord {
+  raft::Snapshot snapshot;
+  std::uint64_t firstSegment = 0;  // the oldest WAL segment a replay from it reads
+  bool operator==(const SnapRecord&) const = default;
+};
+
+std::string encode(const WalRecord& record);
+std::optional<WalRecord> decode_wal_record(std::string_view bytes);
+std::string encode(const SnapRecord& record);
+std::optional<SnapRecord> decode_snap_record(std::string_view bytes);
+
+WalRecord entry_record(const raft::Entry& entry);
+WalRecord state_record(const raft::HardState& state);
+WalRecord marker_record(const WalSnapshotMarker& marker);
+
+// What a restart recovers.
+struct Replayed {
+  raft::Snapshot snapshot;  // the bootstrap snapshot if none was saved
+  raft::HardState state;
+  std::vector<raft::Entry> entries;  // after the snapshot
+  std::uint64_t firstSegment = 0;    // the segments read: firstSegment .. lastSegment
+  std::uint64_t lastSegment = 0;     // the one appends continue in
+  // Each segment's start index, from firstSegment on (a segment's first record is a marker
+  // with its start; segment 0 starts after the bootstrap snapshot).
+  std::vector<raft::Index> segmentStarts;
+};
+
+// The replay from one snapshot: nullopt if its marker is not among the segments' records
+// (never for the bootstrap snapshot, which has none).
+std::optional<Replayed> replay_records(const SnapRecord& snap, bool bootstrap,
+                                       const std::vector<const std::vector<std::string>*>& segments);
+
+// Segments are probed up to this many past the first (a bound, TIGER_STYLE).
+inline constexpr std::uint64_t kMaxSegments = 1'000'000;
+
+// Reads the files back. `read(file)` gives a file's surviving records (empty if none) as a
+// const reference that stays valid during the call (Env::read).
+template <typename ReadFile>
+Replayed replay(const raft::Snapshot& bootstrap, ReadFile&& read) {
+  std::vector<SnapRecord> snaps{SnapRecord{bootstrap, 0}};
+  for (const std::string& bytes : read(std::string(kSnapFile))) {
+    if (auto record = decode_snap_record(bytes)) snaps.push_back(std::move(*record));
+  }
+  // Newest first: a snapshot whose marker did not reach the WAL was not finished (etcd
+  // snap.LoadNewestAvailable); the one before it still has all its segments, because
+  // segments are removed only after the newer marker is on disk.
+  for (std::size_t i = snaps.size(); i-- > 0;) {
+    const std::uint64_t first = snaps[i].firstSegment;
+    std::vector<const std::vector<std::string>*> segments;
+    for (std::uint64_t n = first; n < first + kMaxSegments; ++n) {
+      const std::vector<std::string>& records = read(wal_segment_name(n));
+      if (records.empty()) break;  // segments are cut one after another: a gap ends them
+      segments.push_back(&records);
+    }
+    if (auto replayed = replay_records(snaps[i], i == 0, segments)) return std::move(*replayed);
+  }
+  HASIM_ASSERT(false && "the bootstrap snapshot always replays");
+  return {};
+}
+
+// Loads what a replay found into a fresh MemoryStorage, as etcd's bootstrap does
+// (ApplySnapshot, SetHardState, Append).
+void load(const Replayed& replayed, raft::MemoryStorage& storage);
+
+}  // namespace hasim::etcd

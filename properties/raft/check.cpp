@@ -1,0 +1,75 @@
+// The etcd system's check half (properties/check_system.hpp): the raft properties and the
+// one assumption raft-safety rests on, that members keep their disks.
+#include "properties/raft/check.hpp"
+
+#include "properties/raft/eventually_raft_leader.hpp"
+#include "properties/raft/raft_safety.hpp"
+#include "scenarios/etcd/spec.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+
+bool assumes_disks(const Scenario& scenario) {
+  return scenario.section<EtcdSpec>() != nullptr && names_property(scenario, "raft-safety");
+}
+
+// A lost disk (or a pod deleted with an ephemeral volume, which etcd's is not here) makes a
+// member forget its vote and log.
+bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& choice) {
+  return assumes_disks(scenario) && choice.name == "disk-loss";
+}
+
+void broken(const Scenario& scenario, std::vector<std::string>& out) {
+  if (!assumes_disks(scenario)) return;
+  for (const FaultSpec& fault : scenario.faults) {
+    if (fault.kind != "disk-loss") continue;
+    out.push_back("a disk-loss at " + format_duration(fault.at) +
+                  " makes an etcd member forget its vote and log, and raft-safety assumes "
+                  "members keep their disks (etcd: remove and re-add a member that lost its "
+                  "data)");
+  }
+  const EtcdSpec& spec = *scenario.section<EtcdSpec>();
+  if (spec.config.unsafeAckBeforeFsync) {
+    out.push_back("etcd.unsafeAckBeforeFsync sends messages before the WAL is fsynced, and "
+                  "raft-safety assumes what a member acknowledges is durable");
+  }
+}
+
+std::unique_ptr<Property> make_raft_safety(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<RaftSafety>(spec);
+}
+
+std::unique_ptr<Property> make_eventually_raft_leader(const std::string& spec,
+                                                 std::optional<Duration> bound) {
+  HASIM_ASSERT(bound.has_value());
+  return std::make_unique<EventuallyRaftLeader>(spec, *bound);
+}
+
+}  // namespace
+
+const CheckSystem& etcd_check_system() {
+  static const CheckSystem system{
+      "etcd",
+      {
+          {{"raft-safety", "",
+            "the Raft paper's Figure 3 over the etcd members: one leader per term, leaders "
+            "only append, logs that share an entry share the prefix, committed entries are in "
+            "every later leader's log, no two members apply different entries at one index",
+            "members keep their disks (no disk-loss) and fsync before acknowledging"},
+           make_raft_safety},
+          {{"eventually-raft-leader", "BOUND",
+            "once faults have healed and a quorum of etcd members runs, some member is raft "
+            "leader within BOUND",
+            "a quorum of members can reach each other once faults heal"},
+           make_eventually_raft_leader},
+      },
+      {},
+      nullptr,
+      forbids,
+      broken,
+  };
+  return system;
+}
+
+}  // namespace hasim

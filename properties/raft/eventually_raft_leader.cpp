@@ -1,0 +1,40 @@
+#include "properties/raft/eventually_raft_leader.hpp"
+
+#include "sim/trace_kinds.hpp"
+
+namespace hasim {
+
+void EventuallyRaftLeader::track_faults(const TraceEvent& event) {
+  const std::string_view kind = event.kind;
+  const std::string process = std::string(event.node) + "/" + std::string(event.proc);
+  if (kind == trace_kind::kPartition) ++cuts_;
+  if (kind == trace_kind::kHeal) cuts_ = event.string_field("cut") == "all" ? 0 : cuts_ - 1;
+  if (kind == trace_kind::kPause) paused_.insert(process);
+  if (kind == trace_kind::kResume || kind == trace_kind::kCrash) paused_.erase(process);
+  if (kind == trace_kind::kNodeDown) ++nodes_down_;
+  if (kind == trace_kind::kNodeUp) --nodes_down_;
+}
+
+void EventuallyRaftLeader::on_event(const TraceEvent& event) {
+  track_faults(event);
+  roles_.observe(event);
+  const bool healed = cuts_ == 0 && nodes_down_ == 0 && paused_.empty();
+  const bool owed = healed && roles_.members() > 0 && quorum_up() && !roles_.leader();
+  if (owed && !waiting_) since_ = event.t;
+  waiting_ = owed;
+  check(event.t);
+}
+
+void EventuallyRaftLeader::check(TrueTime now) {
+  if (!waiting_ || now - since_ <= bound_) return;
+  violate(since_ + bound_,
+          "no etcd member was raft leader from t=" + format_seconds(since_.ns) +
+              "s, when faults had healed and " + std::to_string(roles_.up()) + " of " +
+              std::to_string(roles_.members()) + " members ran, to at least t=" +
+              format_seconds(now.ns) + "s, longer than the bound " + format_duration(bound_),
+          {});
+}
+
+void EventuallyRaftLeader::finish(TrueTime end) { check(end); }
+
+}  // namespace hasim

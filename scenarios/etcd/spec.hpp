@@ -1,0 +1,29 @@
+#pragma once
+// The etcd system's scenario section, "etcd" (scenarios/etcd/system.cpp).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/etcd/member.hpp"
+
+namespace hasim {
+
+class RaftLeaderTracker;
+
+// etcd members (models/etcd/member.hpp), one process "etcd" on each member node, with its
+// data directory on a persistent volume "data".
+struct EtcdSpec {
+  static constexpr std::string_view kSection = "etcd";
+  std::vector<std::string> members;  // node names; default: every node
+  etcd::EtcdConfig config;           // config.members is filled when the world is built
+  std::string disk;                  // default: each node's first disk
+};
+
+// What the etcd system leaves in the BuildState: who leads, for the "raft-leader" role.
+struct EtcdWiring {
+  static constexpr std::string_view kSection = "etcd";
+  std::shared_ptr<RaftLeaderTracker> leaders;
+};
+
+}  // namespace hasim

@@ -1,0 +1,181 @@
+// etcd members as a registered system (scenarios/system.hpp): section "etcd", a process
+// "etcd" on each member node (models/etcd/member.hpp) with its data directory on a
+// persistent volume "data", and the fault-target role "raft-leader".
+#include <algorithm>
+
+#include "models/etcd/raft_roles.hpp"
+#include "models/etcd/trace_kinds.hpp"
+#include "scenarios/etcd/etcd.hpp"
+#include "scenarios/loader_internal.hpp"
+#include "sim/assert.hpp"
+#include "sim/world.hpp"
+
+namespace hasim {
+
+class RaftLeaderTracker final : public TraceObserver {
+ public:
+  void on_event(const TraceEvent& event) override { roles_.observe(event); }
+  std::optional<std::string> leader() const { return roles_.leader(); }
+
+ private:
+  etcd::RaftRoles roles_;
+};
+
+namespace {
+
+using scenario_loader::Context;
+using scenario_loader::keys;
+
+// etcd's limits (server/embed/config.go Validate, server/etcdserver/api/v3rpc): the election
+// timeout is at least 5 heartbeats and at most 50 s.
+constexpr Duration kMaxElectionTimeout = seconds(50);
+constexpr std::int64_t kMaxRate = 100'000;
+
+bool read_integer_field(JsonReader& r, const Json& value, const std::string& path,
+                        std::string_view key, std::int64_t min, std::int64_t max,
+                        std::int64_t& target) {
+  const Json* v = JsonReader::field(value, key);
+  if (v == nullptr) return true;
+  const auto n = r.integer(*v, JsonReader::key_path(path, key), min, max);
+  if (n) target = *n;
+  return n.has_value();
+}
+
+bool check_timeouts(JsonReader& r, const std::string& path, const etcd::EtcdConfig& config) {
+  const Duration heartbeat = config.heartbeatInterval;
+  const Duration election = config.electionTimeout;
+  const std::string at = JsonReader::key_path(path, "electionTimeout");
+  if (election.ns < 5 * heartbeat.ns) {
+    r.error(at, "the election timeout " + format_duration(election) +
+                    " must be at least 5 times the heartbeat interval " +
+                    format_duration(heartbeat) + " (etcd: --election-timeout should be at "
+                    "least as 5 times as --heartbeat-interval)");
+    return false;
+  }
+  if (election > kMaxElectionTimeout) {
+    r.error(at, "the election timeout " + format_duration(election) +
+                    " is longer than etcd's maximum, 50s");
+    return false;
+  }
+  return true;
+}
+
+bool read_members(Context& c, const Json& value, const std::string& path, EtcdSpec& spec) {
+  const Json* members = JsonReader::field(value, "members");
+  if (members == nullptr) {
+    spec.members = c.nodes.names;
+    return true;
+  }
+  auto list = scenario_loader::read_node_list(c, *members, JsonReader::key_path(path, "members"));
+  if (list) spec.members = *list;
+  return list.has_value();
+}
+
+void read_etcd(Context& c, const Json& value, const std::string& path) {
+  JsonReader& r = c.reader;
+  if (!r.object(value, path, keys("etcd"), "the etcd section")) return;
+  EtcdSpec spec;
+  etcd::EtcdConfig& config = spec.config;
+  bool ok = read_members(c, value, path, spec);
+  ok = scenario_loader::read_duration_field(r, value, path, "heartbeatInterval",
+                                            DurationSign::positive, config.heartbeatInterval) &&
+       ok;
+  ok = scenario_loader::read_duration_field(r, value, path, "electionTimeout",
+                                            DurationSign::positive, config.electionTimeout) &&
+       ok;
+  ok = ok && check_timeouts(r, path, config);
+  ok = scenario_loader::read_bool_field(r, value, path, "preVote", config.preVote) && ok;
+  ok = scenario_loader::read_bool_field(r, value, path, "checkQuorum", config.checkQuorum) && ok;
+  ok = scenario_loader::read_bool_field(r, value, path, "unsafeAckBeforeFsync",
+                                        config.unsafeAckBeforeFsync) &&
+       ok;
+  std::int64_t count = static_cast<std::int64_t>(config.snapshotCount);
+  ok = read_integer_field(r, value, path, "snapshotCount", 1, 1'000'000'000, count) && ok;
+  config.snapshotCount = static_cast<std::uint64_t>(count);
+  std::int64_t catchUp = static_cast<std::int64_t>(config.snapshotCatchUpEntries);
+  ok = read_integer_field(r, value, path, "snapshotCatchUpEntries", 1, 1'000'000'000, catchUp) &&
+       ok;
+  config.snapshotCatchUpEntries = static_cast<std::uint64_t>(catchUp);
+  ok = read_integer_field(r, value, path, "rate", 0, kMaxRate, config.rate) && ok;
+  if (const Json* disk = JsonReader::field(value, "disk")) {
+    const std::string at = JsonReader::key_path(path, "disk");
+    const auto name = r.string(*disk, at);
+    ok = name.has_value() && scenario_loader::check_disk(c, spec.members, *name, at) && ok;
+    if (name) spec.disk = *name;
+  }
+  if (ok && spec.members.empty()) {
+    r.error(JsonReader::key_path(path, "members"), "an etcd cluster needs at least one member");
+    ok = false;
+  }
+  if (ok) c.scenario.sections.set(spec);
+}
+
+void add_members(World& world, const Scenario& scenario, BuildState& built) {
+  const EtcdSpec& spec = *scenario.section<EtcdSpec>();
+  etcd::EtcdConfig config = spec.config;
+  config.members.clear();
+  for (const std::string& name : spec.members) config.members.push_back(name + "/etcd");
+  for (std::size_t i = 0; i < spec.members.size(); ++i) {
+    const auto node = world.find_node(spec.members[i]);
+    HASIM_ASSERT(node.has_value());
+    const raft::PeerId id = i + 1;
+    const ProcessId process = world.add_process(
+        *node, "etcd", [config, id] { return std::make_unique<etcd::EtcdMember>(config, id); });
+    const std::string disk = spec.disk.empty() ? world.disk_names(*node).front() : spec.disk;
+    world.add_volume(process, std::string(etcd::EtcdMember::kVolume), disk,
+                     VolumeKind::persistent);
+  }
+  EtcdWiring wiring;
+  wiring.leaders = std::make_shared<RaftLeaderTracker>();
+  world.trace().add_observer(wiring.leaders.get());
+  world.keep_alive(wiring.leaders);
+  built.set(wiring);
+}
+
+std::optional<std::vector<std::string>> processes_on(const Context& c, const std::string& node) {
+  const EtcdSpec* spec = c.scenario.section<EtcdSpec>();
+  if (spec == nullptr) return std::nullopt;
+  const bool here =
+      std::find(spec->members.begin(), spec->members.end(), node) != spec->members.end();
+  return here ? std::vector<std::string>{"etcd"} : std::vector<std::string>{};
+}
+
+// "raft-leader": the etcd member that leads (at the highest term, if an isolated old leader
+// has not stepped down yet) when the fault fires.
+std::optional<std::string> check_role(std::string_view argument) {
+  if (argument.empty() || argument == "raft-leader") return std::nullopt;
+  return "\"raft-leader\" takes no argument, found \"" + std::string(argument) + "\"";
+}
+
+std::optional<std::string> resolve_role(const World&, const BuildState& built, std::string_view) {
+  const EtcdWiring* wiring = built.get<EtcdWiring>();
+  if (wiring == nullptr || wiring->leaders == nullptr) return std::nullopt;
+  return wiring->leaders->leader();
+}
+
+}  // namespace
+
+const ScenarioSystem& etcd_scenario_system() {
+  static const ScenarioSystem system = [] {
+    ScenarioSystem s;
+    s.name = "etcd";
+    s.section = EtcdSpec::kSection;
+    s.key_sets = {{"etcd",
+                   {"members", "heartbeatInterval", "electionTimeout", "preVote", "checkQuorum",
+                    "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
+                    "unsafeAckBeforeFsync"}}};
+    s.read = read_etcd;
+    s.processes_on = processes_on;
+    s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";
+    s.build = add_members;
+    s.roles = {RoleKind{"raft-leader", "raft-leader",
+                        "the etcd member that leads when the fault fires", check_role,
+                        resolve_role}};
+    s.trace_kinds.assign(etcd::trace_kind::kAll.begin(), etcd::trace_kind::kAll.end());
+    s.dictionary = {"raft-leader", "n1/etcd", "StateLeader"};
+    return s;
+  }();
+  return system;
+}
+
+}  // namespace hasim
