@@ -1,5 +1,7 @@
 #include "properties/raft/raft_safety.hpp"
 
+#include <algorithm>
+
 #include "models/etcd/trace_entries.hpp"
 #include "models/etcd/trace_kinds.hpp"
 #include "sim/trace_kinds.hpp"
@@ -43,15 +45,14 @@ void RaftSafety::on_event(const TraceEvent& event) {
 
 bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
   namespace kind = etcd::trace_kind;
-  Log& log = logs_[member];
+  Member& log = logs_[member];
   if (event.kind == kind::kRecovered) {
     const auto entries = etcd::decode_trace_entries(u64(event.int_field("first")),
                                                     event.string_field("ents"));
     if (!entries) return false;
     const std::uint64_t snapIndex = u64(event.int_field("snap-index"));
     checker_.on_restart(member, snapIndex, u64(event.int_field("snap-term")), to_log(*entries));
-    log = Log{snapIndex, {}, 0, false};
-    for (const etcd::TracedEntry& e : *entries) log.terms.push_back(e.term);
+    log = Member{};
     commit(member, u64(event.int_field("commit")), u64(event.int_field("term")));
   } else if (event.kind == kind::kState) {
     const bool leader = event.string_field("state") == "StateLeader";
@@ -59,24 +60,12 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
     if (!leader && log.leader) checker_.on_step_down(member);
     log.leader = leader;
   } else if (event.kind == kind::kPersist) {
-    const std::uint64_t first = u64(event.int_field("first"));
-    if (first != 0 && first <= log.base) {
-      // Only a committed entry can sit at or below the compaction point.
-      violate(event.t,
-              "raft-safety: state machine safety: member " + std::to_string(member) +
-                  " replaced its committed entries from index " + std::to_string(first) +
-                  " (it had committed up to " + std::to_string(log.base) + ")",
-              {describe_event(event)});
-      return true;
-    }
     if (!append(member, u64(event.int_field("first")), event.string_field("ents"))) return false;
     commit(member, u64(event.int_field("commit")), u64(event.int_field("term")));
   } else if (event.kind == kind::kInstall) {
     const std::uint64_t index = u64(event.int_field("index"));
     checker_.on_snapshot(member, index, u64(event.int_field("term")));
-    log.base = index;
-    log.terms.clear();
-    log.commit = index;
+    log.commit = std::max(log.commit, index);
   } else if (event.kind == kind::kApply) {
     const auto entries = etcd::decode_trace_entries(u64(event.int_field("first")),
                                                     event.string_field("ents"));
@@ -91,24 +80,14 @@ bool RaftSafety::append(std::uint64_t member, std::uint64_t first, std::string_v
   const auto entries = etcd::decode_trace_entries(first, ents);
   if (!entries) return false;
   checker_.on_append(member, to_log(*entries));
-  Log& log = logs_[member];
-  log.terms.resize(std::min<std::size_t>(log.terms.size(), first - log.base - 1));
-  for (const etcd::TracedEntry& e : *entries) log.terms.push_back(e.term);
   return true;
 }
 
 void RaftSafety::commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term) {
-  Log& log = logs_[member];
+  Member& log = logs_[member];
   if (commit <= log.commit) return;
   log.commit = commit;
   checker_.on_commit(member, commit, term);
-  // What is committed is settled (on_commit checked it against every other member's), so
-  // the checker may forget it as a snapshot: its on_commit walks the log from its snapshot.
-  if (commit <= log.base || commit > log.base + log.terms.size()) return;
-  const std::uint64_t at = log.terms[commit - log.base - 1];
-  checker_.on_snapshot(member, commit, at);
-  log.terms.erase(log.terms.begin(), log.terms.begin() + static_cast<std::ptrdiff_t>(commit - log.base));
-  log.base = commit;
 }
 
 }  // namespace hasim

@@ -22,11 +22,8 @@ class RaftSafety final : public Property {
   void on_event(const TraceEvent& event) override;
 
  private:
-  // The terms of a member's durable log after the checker's compaction point: the checker
-  // is told every committed prefix is a snapshot, so its work per commit stays small.
-  struct Log {
-    std::uint64_t base = 0;  // compacted up to here
-    std::vector<std::uint64_t> terms;
+  // What the adapter keeps of a member: its role as last traced, its durable commit.
+  struct Member {
     std::uint64_t commit = 0;
     bool leader = false;
   };
@@ -35,7 +32,7 @@ class RaftSafety final : public Property {
   void commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term);
 
   raft_safety::SafetyChecker checker_;
-  std::map<std::uint64_t, Log> logs_;
+  std::map<std::uint64_t, Member> logs_;
   std::map<std::string, std::uint64_t, std::less<>> members_;  // "node" -> raft ID
 };
 

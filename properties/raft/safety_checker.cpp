@@ -1,5 +1,6 @@
 #include "properties/raft/safety_checker.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/assert.hpp"
@@ -78,8 +79,20 @@ void SafetyChecker::on_append(Member member, const std::vector<LogEntry>& entrie
   if (entries.empty()) return;
   Log& log = logs_[member];
   const Index first = entries.front().index;
-  HASIM_ASSERT(first > log.snapshotIndex);  // raft never appends below its snapshot
-  HASIM_ASSERT(first <= log.last() + 1);    // no gaps
+  // A committed entry is final: a member that replaces one breaks State Machine Safety
+  // (its snapshot covers only committed entries).
+  if (first <= std::max(log.snapshotIndex, log.commitChecked)) {
+    fail("state machine safety: member " + std::to_string(member) +
+         " replaced its committed entries from index " + std::to_string(first) +
+         " (committed up to " + std::to_string(std::max(log.snapshotIndex, log.commitChecked)) +
+         ")");
+    return;
+  }
+  if (first > log.last() + 1) {
+    fail("log matching: member " + std::to_string(member) + " appended at index " +
+         std::to_string(first) + " after its last entry " + std::to_string(log.last()));
+    return;
+  }
   auto leading = leading_.find(member);
   if (leading != leading_.end() && first <= log.last()) {
     fail("leader append-only: leader " + std::to_string(member) + " of term " +
@@ -117,8 +130,13 @@ void SafetyChecker::on_snapshot(Member member, Index index, Term term) {
 }
 
 void SafetyChecker::on_commit(Member member, Index commit, Term term) {
-  const Log& log = logs_[member];
-  for (Index index = log.snapshotIndex + 1; index <= commit && index <= log.last(); ++index) {
+  Log& log = logs_[member];
+  // Each entry is recorded once per incarnation: the walk starts after the last commit seen,
+  // so a long run costs linear time.
+  const Index from = std::max(log.snapshotIndex, log.commitChecked) + 1;
+  const Index upTo = std::min(commit, log.last());
+  if (upTo >= from) log.commitChecked = upTo;
+  for (Index index = from; index <= upTo; ++index) {
     const Term entryTerm = *log.term_at(index);
     auto [it, inserted] = committed_.emplace(index, Committed{entryTerm, term, member});
     if (inserted) continue;

@@ -71,6 +71,7 @@ class SafetyChecker {
     Term snapshotTerm = 0;
     std::uint64_t snapshotPrefix = 0;
     std::vector<Slot> slots;  // slots[i] is index snapshotIndex + 1 + i
+    Index commitChecked = 0;  // on_commit has recorded every entry up to here
     Index last() const { return snapshotIndex + slots.size(); }
     std::optional<Term> term_at(Index index) const;
   };
