@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/failover_report.hpp"
+#include "reports/raft_election_report.hpp"
 #include "reports/upgrade_study.hpp"
 
 namespace hasim {
@@ -11,6 +12,7 @@ const std::vector<StudyEntry>& studies() {
   static const std::vector<StudyEntry> list{
       {"upgrade-skew", [] { return make_upgrade_skew_study(); }},
       {"failover", [] { return make_failover_study(); }},
+      {"raft-election", [] { return make_raft_election_study(); }},
   };
   return list;
 }

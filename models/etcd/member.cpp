@@ -47,7 +47,11 @@ raft::Snapshot bootstrap_snapshot(std::size_t members) {
 EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id) : config_(std::move(config)), id_(id) {
   HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size());
   HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
+  HASIM_ASSERT(config_.tick_interval().ns > 0);
   HASIM_ASSERT(config_.election_ticks() > 1);
+  HASIM_ASSERT(!config_.paper() ||
+               (config_.election_ticks_max() >= config_.election_ticks() &&
+                config_.heartbeat_ticks() >= 1 && !config_.preVote && !config_.checkQuorum));
 }
 
 EtcdMember::~EtcdMember() = default;
@@ -59,8 +63,9 @@ void EtcdMember::on_start(Env& env) {
   for (const std::string& member : config_.members) peers_.push_back(env.process(member));
   recover(env);
   node_ = std::make_unique<raft::RawNode>(raft_config(env));
-  env.set_timer(config_.heartbeatInterval, ticks_.tag(kTick));
-  env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
+  env.set_timer(first_tick(env), ticks_.tag(kTick));
+  // The paper's servers start with a plain election timeout (no etcd adjustTicks).
+  if (!config_.paper()) env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
   if (config_.rate > 0) {
     // Members take turns: member k proposes at k/rate, then every members/rate.
     env.set_timer(Duration{i64(id_) * 1'000'000'000 / config_.rate}, client_.tag());
@@ -99,7 +104,8 @@ raft::Config EtcdMember::raft_config(Env& env) {
   raft::Config c;
   c.id = id_;
   c.electionTick = config_.election_ticks();
-  c.heartbeatTick = 1;
+  c.electionTickMax = config_.election_ticks_max();
+  c.heartbeatTick = config_.heartbeat_ticks();
   c.storage = &storage_;
   c.maxSizePerMsg = kMaxSizePerMsg;
   c.maxInflightMsgs = kMaxInflightMsgs;
@@ -109,6 +115,19 @@ raft::Config EtcdMember::raft_config(Env& env) {
   return c;
 }
 
+Duration EtcdMember::first_tick(Env& env) const {
+  if (!config_.paper()) return config_.heartbeatInterval;
+  // A random phase in (0, tick]. The paper's servers run continuous timers that nothing
+  // aligns; members that all started ticking at one instant would share one tick grid, so
+  // two timeouts a fraction of a tick apart would fire at the very same instant and split
+  // the vote more often than real servers do (most visibly in the 150-150 and 150-151 ms
+  // lines). With its own phase, a member's timeout after a heartbeat that arrives at a
+  // random instant is (R - 1) ticks plus a uniform fraction of one: uniform over
+  // [A - tick, B) rather than on a grid.
+  const std::uint64_t tick = static_cast<std::uint64_t>(config_.tick.ns);
+  return Duration{static_cast<std::int64_t>(1 + env.rng().below(tick))};
+}
+
 void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
   if (client_.owns(tag)) {
     propose(env);
@@ -116,7 +135,7 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
                   client_.tag());
   } else if (ticks_.local(tag) == kTick) {
     node_->tick();
-    env.set_timer(config_.heartbeatInterval, ticks_.tag(kTick));
+    env.set_timer(config_.tick_interval(), ticks_.tag(kTick));
   } else {
     // adjustTicks: "in case slow leader message receive", start closer to an election.
     const int ticks = config_.election_ticks() - (config_.members.size() == 1 ? 1 : 2);
@@ -165,6 +184,7 @@ void EtcdMember::start_ready(Env& env) {
   // "the leader can write to its disk in parallel with replicating to the followers and
   // then writing to their disks" (raft thesis 10.2.1): the leader sends first.
   if (leader_ || config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
+  if (config_.paper() && !leader_) send_vote_requests(env, rd.messages);
   write_ready(env, rd);
   if (pending_ready_ == 0 || config_.unsafeAckBeforeFsync) finish_ready(env);
   else phase_ = Phase::writing;
@@ -212,6 +232,24 @@ void EtcdMember::finish_ready(Env& env) {
   node_->advance(rd);
   ready_.reset();
   phase_ = Phase::idle;
+}
+
+// Paper mode: a candidate's RequestVotes go out while its own vote is being written, as the
+// Raft paper's servers evidently did (their 150-155 ms line needs RequestVote to reach the
+// others within about a millisecond of the timeout, while a broadcast took 15 ms), and as
+// raft allows: the candidate counts its own vote only once it is durable (raft.go campaign:
+// the self-vote is a response after the append). etcd itself sends a non-leader's messages
+// after the WAL write (raft.go raftNode.start).
+void EtcdMember::send_vote_requests(Env& env, std::vector<raft::Message>& messages) {
+  std::vector<raft::Message> votes;
+  std::vector<raft::Message> rest;
+  for (raft::Message& m : messages) {
+    const bool vote =
+        m.type == raft::MessageType::MsgVote || m.type == raft::MessageType::MsgPreVote;
+    (vote ? votes : rest).push_back(std::move(m));
+  }
+  messages = std::move(rest);
+  send(env, std::move(votes));
 }
 
 void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {

@@ -19,6 +19,9 @@
 // The state machine is a hash of the applied entries' data. Client load: each member
 // proposes its share of `rate` writes/s itself (a follower's MsgProp goes to the leader
 // inside raft), a dropped proposal is traced.
+//
+// Paper mode (EtcdConfig::mode) is the Raft paper's election experiment (Ongaro &
+// Ousterhout, extended version §9.3 / Figure 16) rather than etcd: see EtcdMode.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,7 +34,15 @@
 
 namespace hasim::etcd {
 
+// etcd: etcd's own timing (above). paper: the Raft paper's §9.3 set-up: election timeouts
+// drawn uniformly in [A, B] milliseconds (electionTimeout, electionTimeoutMax), heartbeats
+// every A/2, no PreVote, no CheckQuorum, no start-up tick advance. A raft member only knows
+// ticks, so the member ticks every `tick` (fine: 1ms or less) and raft counts A/tick,
+// B/tick and A/2/tick of them (raft::Config::electionTickMax gives the [A, B] draw).
+enum class EtcdMode : std::uint8_t { etcd, paper };
+
 struct EtcdConfig {
+  EtcdMode mode = EtcdMode::etcd;
   std::vector<std::string> members;  // "node/etcd" of every member; raft ID = position + 1
   Duration heartbeatInterval = milliseconds(100);  // --heartbeat-interval: one tick
   Duration electionTimeout = milliseconds(1000);   // --election-timeout
@@ -43,9 +54,20 @@ struct EtcdConfig {
   // The mutation: send every message at once and never fsync the WAL, so a member
   // acknowledges entries a power loss then takes (the raft-safety property must fail).
   bool unsafeAckBeforeFsync = false;
+  // Paper mode only: B of the [A, B] range (A is electionTimeout), and the tick.
+  Duration electionTimeoutMax{};
+  Duration tick = milliseconds(1);
 
-  int election_ticks() const {
-    return static_cast<int>(electionTimeout.ns / heartbeatInterval.ns);
+  bool paper() const { return mode == EtcdMode::paper; }
+  // How often the member ticks raft: etcd ticks once per heartbeat interval.
+  Duration tick_interval() const { return paper() ? tick : heartbeatInterval; }
+  int election_ticks() const { return static_cast<int>(electionTimeout.ns / tick_interval().ns); }
+  // raft::Config::electionTickMax: 0 (upstream's [ET, 2ET) draw) unless in paper mode.
+  int election_ticks_max() const {
+    return paper() ? static_cast<int>(electionTimeoutMax.ns / tick.ns) : 0;
+  }
+  int heartbeat_ticks() const {
+    return paper() ? static_cast<int>(heartbeatInterval.ns / tick.ns) : 1;
   }
 };
 
@@ -77,11 +99,13 @@ class EtcdMember final : public Process {
 
   void recover(Env& env);
   raft::Config raft_config(Env& env);
+  Duration first_tick(Env& env) const;
   void pump(Env& env);
   void start_ready(Env& env);
   void write_ready(Env& env, const raft::Ready& rd);
   void finish_ready(Env& env);
   void send(Env& env, std::vector<raft::Message> messages);
+  void send_vote_requests(Env& env, std::vector<raft::Message>& messages);
   void apply(Env& env, const std::vector<raft::Entry>& entries);
   void install(const raft::Snapshot& snapshot);
   void trace_persist(Env& env, const raft::Ready& rd);

@@ -6,6 +6,7 @@
 #include "models/etcd/raft_roles.hpp"
 #include "models/etcd/trace_kinds.hpp"
 #include "scenarios/etcd/etcd.hpp"
+#include "scenarios/etcd/paper_mode.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
 #include "sim/world.hpp"
@@ -77,15 +78,23 @@ void read_etcd(Context& c, const Json& value, const std::string& path) {
   EtcdSpec spec;
   etcd::EtcdConfig& config = spec.config;
   bool ok = read_members(c, value, path, spec);
-  ok = scenario_loader::read_duration_field(r, value, path, "heartbeatInterval",
-                                            DurationSign::positive, config.heartbeatInterval) &&
-       ok;
-  ok = scenario_loader::read_duration_field(r, value, path, "electionTimeout",
-                                            DurationSign::positive, config.electionTimeout) &&
-       ok;
-  ok = ok && check_timeouts(r, path, config);
-  ok = scenario_loader::read_bool_field(r, value, path, "preVote", config.preVote) && ok;
-  ok = scenario_loader::read_bool_field(r, value, path, "checkQuorum", config.checkQuorum) && ok;
+  // Paper mode (the Raft paper's election experiment) reads its own timing keys.
+  const auto mode = etcd_paper_mode::read_mode(r, value, path);
+  if (mode == etcd::EtcdMode::paper) {
+    ok = etcd_paper_mode::read_paper_timing(r, value, path, config) && ok;
+  } else {
+    ok = mode.has_value() && etcd_paper_mode::reject_paper_keys(r, value, path) && ok;
+    ok = scenario_loader::read_duration_field(r, value, path, "heartbeatInterval",
+                                              DurationSign::positive, config.heartbeatInterval) &&
+         ok;
+    ok = scenario_loader::read_duration_field(r, value, path, "electionTimeout",
+                                              DurationSign::positive, config.electionTimeout) &&
+         ok;
+    ok = ok && check_timeouts(r, path, config);
+    ok = scenario_loader::read_bool_field(r, value, path, "preVote", config.preVote) && ok;
+    ok = scenario_loader::read_bool_field(r, value, path, "checkQuorum", config.checkQuorum) &&
+         ok;
+  }
   ok = scenario_loader::read_bool_field(r, value, path, "unsafeAckBeforeFsync",
                                         config.unsafeAckBeforeFsync) &&
        ok;
@@ -163,7 +172,7 @@ const ScenarioSystem& etcd_scenario_system() {
     s.key_sets = {{"etcd",
                    {"members", "heartbeatInterval", "electionTimeout", "preVote", "checkQuorum",
                     "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
-                    "unsafeAckBeforeFsync"}}};
+                    "unsafeAckBeforeFsync", "mode", "tick"}}};
     s.read = read_etcd;
     s.processes_on = processes_on;
     s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";

@@ -115,7 +115,8 @@ TEST_CASE("the registry lists each study once, with its own flags", "[study]") {
   const std::string list = study_list_text();
   CHECK_THAT(list, Catch::Contains("upgrade-skew"));
   CHECK_THAT(list, Catch::Contains("failover"));
-  CHECK(study_names() == "upgrade-skew, failover");
+  CHECK_THAT(list, Catch::Contains("raft-election"));
+  CHECK(study_names() == "upgrade-skew, failover, raft-election");
   CHECK(study_owning_flag("--pause") == "failover");
   CHECK(study_owning_flag("--modes") == "upgrade-skew");
   CHECK(study_owning_flag("--trials").empty());  // generic, not a study's own
