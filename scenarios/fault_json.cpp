@@ -52,8 +52,10 @@ Json faults_to_json(const std::vector<FaultSpec>& faults) {
 }
 
 std::string fault_target_text(const FaultSpec& fault) {
-  if (!fault.role.empty()) return "the " + fault.role.substr(0, fault.role.find(':')) + " of " +
-                                  fault.role.substr(fault.role.find(':') + 1);
+  const std::size_t colon = fault.role.find(':');
+  if (!fault.role.empty() && colon == std::string::npos) return "the " + fault.role;
+  if (!fault.role.empty()) return "the " + fault.role.substr(0, colon) + " of " +
+                                  fault.role.substr(colon + 1);
   return join_words(fault.targets);
 }
 

@@ -49,7 +49,8 @@ std::uint64_t cut_links(const FaultSpec& spec, std::size_t node_count) {
   if (spec.kind != "partition") return 0;
   switch (spec.partition_mode) {
     case FaultSpec::PartitionMode::isolate: {
-      const std::uint64_t k = spec.targets.size();
+      // A role isolates the one node of the process that holds it.
+      const std::uint64_t k = spec.role.empty() ? spec.targets.size() : 1;
       return k <= node_count ? 2 * k * (node_count - k) : 0;
     }
     case FaultSpec::PartitionMode::groups: {
@@ -105,6 +106,8 @@ void read_fault(Context& c, const Json& f, const std::string& path) {
   if (r.error_count() == before) c.scenario.faults.push_back(std::move(spec));
 }
 
+}  // namespace
+
 // "role": "KIND:ARGUMENT", a role some registered system resolves when the fault fires.
 void read_role(Context& c, const Json& value, const std::string& at, FaultSpec& spec) {
   const auto text = c.reader.string(value, at);
@@ -138,8 +141,6 @@ void read_role(Context& c, const Json& value, const std::string& at, FaultSpec& 
   }
   spec.role = *text;
 }
-
-}  // namespace
 
 std::string join_quoted(const std::vector<std::string>& words, std::string_view last_joiner) {
   std::string out;

@@ -79,6 +79,8 @@ std::string join_quoted(const std::vector<std::string>& words, std::string_view 
 // ("node/process", which must run there) into spec.targets; or, where the kind allows it, a
 // "role" resolved when the fault fires (into spec.role; for a node-level kind, the node of the
 // process holding the role).
+// "role": "KIND:ARGUMENT" at `at` into spec.role, checked against the registered roles.
+void read_role(Context& c, const Json& value, const std::string& at, FaultSpec& spec);
 enum class TargetForms { nodes, nodes_or_role, nodes_or_process, process_only };
 void read_targets(Context& c, const Json& fault, const std::string& path, FaultSpec& spec,
                   TargetForms forms);

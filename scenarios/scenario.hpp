@@ -98,6 +98,10 @@ struct FaultSpec {
   Duration latency{};
   // apiserver_hang: "get", "list", "create", "update", "delete", "watch"; empty: all
   std::vector<std::string> verbs;
+  // the etcd member API actions (member-add-learner, ...): up to `attempts` requests,
+  // `retry` apart, until one is accepted
+  Duration retry{};
+  std::int64_t attempts = 1;
 };
 
 struct Scenario {

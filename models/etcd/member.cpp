@@ -45,7 +45,7 @@ raft::Snapshot bootstrap_snapshot(std::size_t members) {
 }
 
 EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id) : config_(std::move(config)), id_(id) {
-  HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size());
+  HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size() + config_.standby.size());
   HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
   HASIM_ASSERT(config_.tick_interval().ns > 0);
   HASIM_ASSERT(config_.election_ticks() > 1);
@@ -60,13 +60,18 @@ void EtcdMember::on_start(Env& env) {
   ticks_ = env.tag_space("raft-tick");
   io_ = env.tag_space("wal");
   client_ = env.tag_space("client");
+  removal_ = env.tag_space("member-removal");
   for (const std::string& member : config_.members) peers_.push_back(env.process(member));
+  for (const std::string& member : config_.standby) peers_.push_back(env.process(member));
+  if (config_.directory == nullptr) config_.directory = std::make_shared<MemberDirectory>();
+  api_ = std::make_unique<MemberApi>(id_, config_.directory);
+  if (refuses_to_start(env)) return;
   recover(env);
   node_ = std::make_unique<raft::RawNode>(raft_config(env));
   env.set_timer(first_tick(env), ticks_.tag(kTick));
   // The paper's servers start with a plain election timeout (no etcd adjustTicks).
   if (!config_.paper()) env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
-  if (config_.rate > 0) {
+  if (config_.rate > 0 && !standby()) {
     // Members take turns: member k proposes at k/rate, then every members/rate.
     env.set_timer(Duration{i64(id_) * 1'000'000'000 / config_.rate}, client_.tag());
   }
@@ -75,7 +80,8 @@ void EtcdMember::on_start(Env& env) {
 
 void EtcdMember::recover(Env& env) {
   const Replayed replayed =
-      replay(bootstrap_snapshot(config_.members.size()),
+      // A standby member joins an existing cluster: no initial configuration, no log.
+      replay(standby() ? raft::Snapshot{} : bootstrap_snapshot(config_.members.size()),
              [&env](const std::string& file) -> const std::vector<std::string>& {
                return env.read(kVolume, file);
              });
@@ -129,6 +135,12 @@ Duration EtcdMember::first_tick(Env& env) const {
 }
 
 void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
+  if (removal_.owns(tag)) {
+    // stopWithDelay: "the member has been permanently removed from the cluster".
+    env.trace(trace_kind::kRemoved, {{"member", i64(id_)}});
+    env.exit(0);
+    return;
+  }
   if (client_.owns(tag)) {
     propose(env);
     env.set_timer(Duration{i64(config_.members.size()) * 1'000'000'000 / config_.rate},
@@ -145,8 +157,14 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
 }
 
 void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
+  if (const auto* request = dynamic_cast<const MemberRequest*>(message.get())) {
+    on_member_request(env, *request);
+    pump(env);
+    return;
+  }
   const auto* raft = dynamic_cast<const RaftMessage*>(message.get());
   if (raft == nullptr) return;  // connection-closed: rafthttp redials; raft needs nothing
+  api_->heard(raft->message.from, env.monotonic_now());
   // A message of a peer not (or no longer) in the configuration is refused by raft
   // (ErrStepPeerNotFound), as etcd's Process drops it.
   (void)node_->step(raft->message);
@@ -180,6 +198,7 @@ void EtcdMember::start_ready(Env& env) {
   if (rd.softState) {
     leader_ = rd.softState->raftState == raft::StateType::StateLeader;
     trace_state(env, *rd.softState);
+    api_->lead_changed(env, rd.softState->lead);
   }
   // "the leader can write to its disk in parallel with replicating to the followers and
   // then writing to their disks" (raft thesis 10.2.1): the leader sends first.
@@ -257,6 +276,7 @@ void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
     HASIM_ASSERT(m.to >= 1 && m.to <= peers_.size());
     const raft::PeerId to = m.to;
     const bool snapshot = m.type == raft::MessageType::MsgSnap;
+    if (snapshot) m.snapshot = merged_snapshot();
     env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m)), Transport::stream);
     // rafthttp's snapshot sender reports the outcome; the stream here either delivers it or
     // loses it, and a lost one is retried after the follower's next probe.
@@ -272,6 +292,7 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
       const auto cc = raft::unmarshal_conf_change(e.data);
       HASIM_ASSERT(cc.has_value());
       confState_ = node_->apply_conf_change(*cc);
+      conf_change_applied(env, *cc);
     } else if (e.type == raft::EntryType::EntryConfChangeV2) {
       const auto cc = raft::unmarshal_conf_change_v2(e.data);
       HASIM_ASSERT(cc.has_value());
@@ -285,6 +306,7 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
                                  {"first", i64(entries.front().index)},
                                  {"ents", encode_trace_entries(entries)},
                                  {"hash", i64(stateHash_)}});
+  api_->directory().mark_started(id_);  // etcd's publish: the member applies, so it has started
 }
 
 void EtcdMember::install(const raft::Snapshot& snapshot) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "models/etcd/membership.hpp"
 #include "models/raft/rawnode.hpp"
 #include "models/raft/storage.hpp"
 #include "sim/env.hpp"
@@ -44,6 +45,13 @@ enum class EtcdMode : std::uint8_t { etcd, paper };
 struct EtcdConfig {
   EtcdMode mode = EtcdMode::etcd;
   std::vector<std::string> members;  // "node/etcd" of every member; raft ID = position + 1
+  // "node/etcd" of members that may join later (member-add-learner), raft IDs after the
+  // members': they start empty, outside the configuration (models/etcd/membership.hpp).
+  std::vector<std::string> standby;
+  // The cluster's member list, shared by the members of one world; null: the member's own.
+  std::shared_ptr<MemberDirectory> directory;
+  // The data directory was lost (a disk loss) since the member first ran: set per start.
+  bool dataDirLost = false;
   Duration heartbeatInterval = milliseconds(100);  // --heartbeat-interval: one tick
   Duration electionTimeout = milliseconds(1000);   // --election-timeout
   bool preVote = true;                             // --pre-vote
@@ -118,6 +126,12 @@ class EtcdMember final : public Process {
   void finish_snapshot(Env& env);
   void propose(Env& env);
   std::string state_machine_data() const;
+  // The member API and the rest of etcd's membership handling (member_membership.cpp).
+  bool standby() const { return id_ > config_.members.size(); }
+  bool refuses_to_start(Env& env);
+  void on_member_request(Env& env, const MemberRequest& request);
+  void conf_change_applied(Env& env, const raft::ConfChange& cc);
+  raft::Snapshot merged_snapshot();
 
   EtcdConfig config_;
   raft::PeerId id_;
@@ -143,6 +157,8 @@ class EtcdMember final : public Process {
   std::optional<raft::Snapshot> snapshotting_;  // the snapshot being saved
   std::uint64_t neededSegment_ = 0;             // the oldest segment it still needs
   std::uint64_t proposals_ = 0;
+  std::unique_ptr<MemberApi> api_;
+  TagSpace removal_;  // the stop a second after this member's removal applied
 };
 
 }  // namespace hasim::etcd

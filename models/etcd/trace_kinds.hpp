@@ -31,7 +31,17 @@ inline constexpr std::string_view kPropose = "raft-propose";
 // The member stopped on a fatal error, as etcd's lg.Fatal does ("error").
 inline constexpr std::string_view kFatal = "raft-fatal";
 
-inline constexpr std::array kAll{kRecovered, kState,   kPersist, kApply,
-                             kInstall,   kSnapshot, kPropose, kFatal};
+// The member API (models/etcd/membership.hpp): a request's answer ("op", "target" raft ID,
+// "result": "ok" or etcd's error), a conf change applied ("type", "node"), a move-leader
+// that finished ("transferee", "lead", "took-ms"), and a member that stops because it was
+// removed from the cluster.
+inline constexpr std::string_view kMemberApi = "etcd-member-api";
+inline constexpr std::string_view kConfChange = "etcd-conf-change";
+inline constexpr std::string_view kMoveLeader = "etcd-move-leader";
+inline constexpr std::string_view kRemoved = "etcd-removed";
+
+inline constexpr std::array kAll{kRecovered, kState,     kPersist,   kApply,
+                                 kInstall,   kSnapshot,  kPropose,   kFatal,
+                                 kMemberApi, kConfChange, kMoveLeader, kRemoved};
 
 }  // namespace hasim::etcd::trace_kind

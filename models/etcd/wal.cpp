@@ -262,7 +262,10 @@ std::optional<Replayed> replay_records(
 }
 
 void load(const Replayed& replayed, raft::MemoryStorage& storage) {
-  HASIM_ASSERT(storage.apply_snapshot(replayed.snapshot) == raft::StorageError::Ok);
+  // A standby member's "bootstrap" snapshot is empty: MemoryStorage starts there already.
+  if (!raft::is_empty_snap(replayed.snapshot)) {
+    HASIM_ASSERT(storage.apply_snapshot(replayed.snapshot) == raft::StorageError::Ok);
+  }
   if (!raft::is_empty_hard_state(replayed.state)) {
     HASIM_ASSERT(storage.set_hard_state(replayed.state) == raft::StorageError::Ok);
   }

@@ -136,7 +136,8 @@ FaultSpec pod_delete(const FaultSpace& space, const Intensity& intensity) {
 
 template <FaultSpec::PartitionMode mode>
 bool is_partition(const FaultSpec& f) {
-  return f.kind == "partition" && f.partition_mode == mode;
+  // A partition aimed at a role is its system's choice (e.g. "partition-raft-leader").
+  return f.kind == "partition" && f.partition_mode == mode && f.role.empty();
 }
 
 }  // namespace

@@ -7,8 +7,48 @@
 #include "scenarios/etcd/spec.hpp"
 #include "sim/assert.hpp"
 
+#include <rapidcheck.h>
+
 namespace hasim {
 namespace {
+
+// What the etcd choices need of the space: that there are etcd members.
+struct EtcdSpace {
+  static constexpr std::string_view kSection = "etcd";
+  std::vector<std::string> members;
+};
+
+void fill_space(const Scenario& scenario, FaultSpace& space) {
+  if (const EtcdSpec* etcd = scenario.section<EtcdSpec>()) {
+    space.facts.set(EtcdSpace{etcd->members});
+  }
+}
+
+bool has_members(const FaultSpace& space) {
+  const EtcdSpace* etcd = space.facts.get<EtcdSpace>();
+  return etcd != nullptr && etcd->members.size() > 1;
+}
+
+// move-leader keeps every raft property (a transfer is an election the leader starts for
+// its transferee, MsgTimeoutNow), so it is drawn within the assumptions: to a named member
+// or, half the time, to the most caught-up voter.
+FaultSpec move_leader(const FaultSpace& space, const Intensity&) {
+  FaultSpec f;
+  f.kind = "move-leader";
+  if (*rc::gen::arbitrary<bool>()) f.targets = {pick(space.facts.get<EtcdSpace>()->members)};
+  return f;
+}
+
+// Isolating whoever leads when the partition starts: the old leader's CheckQuorum step-down
+// and the majority's election, the case raft-safety and PreVote are about.
+FaultSpec isolate_leader(const FaultSpace& space, const Intensity& intensity) {
+  FaultSpec f;
+  f.kind = "partition";
+  f.partition_mode = FaultSpec::PartitionMode::isolate;
+  f.role = "raft-leader";
+  f.for_duration = draw_outage(space, intensity);
+  return f;
+}
 
 bool assumes_disks(const Scenario& scenario) {
   return scenario.section<EtcdSpec>() != nullptr && names_property(scenario, "raft-safety");
@@ -64,8 +104,14 @@ const CheckSystem& etcd_check_system() {
             "a quorum of members can reach each other once faults heal"},
            make_eventually_raft_leader},
       },
-      {},
-      nullptr,
+      {
+          {"move-leader", has_members, move_leader,
+           [](const FaultSpec& f) { return f.kind == "move-leader"; }},
+          {"partition-raft-leader", has_members, isolate_leader,
+           [](const FaultSpec& f) { return f.kind == "partition" && f.role == "raft-leader"; },
+           true},
+      },
+      fill_space,
       forbids,
       broken,
   };

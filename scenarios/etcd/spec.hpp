@@ -16,6 +16,9 @@ class RaftLeaderTracker;
 struct EtcdSpec {
   static constexpr std::string_view kSection = "etcd";
   std::vector<std::string> members;  // node names; default: every node
+  // Nodes with an etcd process outside the initial cluster, for member-add-learner
+  // (raft IDs after the members'); default: none.
+  std::vector<std::string> standby;
   etcd::EtcdConfig config;           // config.members is filled when the world is built
   std::string disk;                  // default: each node's first disk
 };
@@ -24,6 +27,7 @@ struct EtcdSpec {
 struct EtcdWiring {
   static constexpr std::string_view kSection = "etcd";
   std::shared_ptr<RaftLeaderTracker> leaders;
+  std::vector<std::string> processes;  // "node/etcd" by raft ID - 1: members, then standby
 };
 
 }  // namespace hasim

@@ -7,6 +7,7 @@
 #include "models/etcd/trace_kinds.hpp"
 #include "scenarios/etcd/etcd.hpp"
 #include "scenarios/etcd/paper_mode.hpp"
+#include "scenarios/etcd/member_faults.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
 #include "sim/world.hpp"
@@ -78,6 +79,7 @@ void read_etcd(Context& c, const Json& value, const std::string& path) {
   EtcdSpec spec;
   etcd::EtcdConfig& config = spec.config;
   bool ok = read_members(c, value, path, spec);
+  ok = ok && read_standby(c, value, path, spec);
   // Paper mode (the Raft paper's election experiment) reads its own timing keys.
   const auto mode = etcd_paper_mode::read_mode(r, value, path);
   if (mode == etcd::EtcdMode::paper) {
@@ -119,23 +121,38 @@ void read_etcd(Context& c, const Json& value, const std::string& path) {
   if (ok) c.scenario.sections.set(spec);
 }
 
+// What the operator would see in the member's data directory when it starts: whether a disk
+// loss took it (models/etcd/member_membership.cpp refuses to bootstrap again).
+etcd::EtcdConfig data_dir_lost(etcd::EtcdConfig config, const World& world, VolumeId volume) {
+  config.dataDirLost = world.volume(volume).wipes > 0;
+  return config;
+}
+
 void add_members(World& world, const Scenario& scenario, BuildState& built) {
   const EtcdSpec& spec = *scenario.section<EtcdSpec>();
   etcd::EtcdConfig config = spec.config;
   config.members.clear();
   for (const std::string& name : spec.members) config.members.push_back(name + "/etcd");
-  for (std::size_t i = 0; i < spec.members.size(); ++i) {
-    const auto node = world.find_node(spec.members[i]);
+  for (const std::string& name : spec.standby) config.standby.push_back(name + "/etcd");
+  config.directory = std::make_shared<etcd::MemberDirectory>();
+  std::vector<std::string> nodes = spec.members;
+  nodes.insert(nodes.end(), spec.standby.begin(), spec.standby.end());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto node = world.find_node(nodes[i]);
     HASIM_ASSERT(node.has_value());
     const raft::PeerId id = i + 1;
-    const ProcessId process = world.add_process(
-        *node, "etcd", [config, id] { return std::make_unique<etcd::EtcdMember>(config, id); });
+    auto volume = std::make_shared<VolumeId>(0);
+    const ProcessId process =
+        world.add_process(*node, "etcd", [config, id, volume, w = &world] {
+          return std::make_unique<etcd::EtcdMember>(data_dir_lost(config, *w, *volume), id);
+        });
     const std::string disk = spec.disk.empty() ? world.disk_names(*node).front() : spec.disk;
-    world.add_volume(process, std::string(etcd::EtcdMember::kVolume), disk,
-                     VolumeKind::persistent);
+    *volume = world.add_volume(process, std::string(etcd::EtcdMember::kVolume), disk,
+                               VolumeKind::persistent);
   }
   EtcdWiring wiring;
   wiring.leaders = std::make_shared<RaftLeaderTracker>();
+  for (const std::string& name : nodes) wiring.processes.push_back(name + "/etcd");
   world.trace().add_observer(wiring.leaders.get());
   world.keep_alive(wiring.leaders);
   built.set(wiring);
@@ -145,7 +162,8 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   const EtcdSpec* spec = c.scenario.section<EtcdSpec>();
   if (spec == nullptr) return std::nullopt;
   const bool here =
-      std::find(spec->members.begin(), spec->members.end(), node) != spec->members.end();
+      std::find(spec->members.begin(), spec->members.end(), node) != spec->members.end() ||
+      std::find(spec->standby.begin(), spec->standby.end(), node) != spec->standby.end();
   return here ? std::vector<std::string>{"etcd"} : std::vector<std::string>{};
 }
 
@@ -172,7 +190,9 @@ const ScenarioSystem& etcd_scenario_system() {
     s.key_sets = {{"etcd",
                    {"members", "heartbeatInterval", "electionTimeout", "preVote", "checkQuorum",
                     "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
-                    "unsafeAckBeforeFsync", "mode", "tick"}}};
+                    "unsafeAckBeforeFsync", "mode", "tick", "standby"}}};
+    for (KeySet& set : etcd_member_key_sets()) s.key_sets.push_back(std::move(set));
+    s.fault_kinds = etcd_member_fault_kinds();
     s.read = read_etcd;
     s.processes_on = processes_on;
     s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";

@@ -174,11 +174,15 @@ void read_partition(Context& c, const Json& f, const std::string& path, FaultSpe
       JsonReader::field(f, "from") == nullptr && JsonReader::field(f, "to") != nullptr ? "to"
                                                                                        : "from";
   const std::string form = scenario_loader::one_of(
-      c.reader, f, path, {"isolate", "isolateZone", "groups", oneway}, "partition",
+      c.reader, f, path, {"isolate", "isolateZone", "groups", oneway, "role"}, "partition",
       "one of \"isolate\": [\"n1\"], \"isolateZone\": \"a\", \"groups\": [[\"n1\"], "
-      "[\"n2\", \"n3\"]] or \"from\": [\"n1\"] with \"to\": [\"n2\"]");
+      "[\"n2\", \"n3\"]], \"from\": [\"n1\"] with \"to\": [\"n2\"], or \"role\": "
+      "\"raft-leader\" (isolates the node of the role's holder when the partition starts)");
   const std::string at = JsonReader::key_path(path, form);
-  if (form == "isolate") {
+  if (form == "role") {
+    spec.partition_mode = FaultSpec::PartitionMode::isolate;
+    scenario_loader::read_role(c, f[form], at, spec);
+  } else if (form == "isolate") {
     spec.partition_mode = FaultSpec::PartitionMode::isolate;
     if (auto list = scenario_loader::read_node_list(c, f[form], at)) {
       check_not_everyone(c, *list, at);
@@ -291,11 +295,22 @@ std::vector<DirectedEdge> cut_of(const World& world, const FaultSpec& fault) {
   return {};
 }
 
-void apply_partition(World& world, const Scenario&, const FaultSpec& fault, const BuildState&) {
+// A partition with a role isolates the node of the role's holder, resolved when it starts
+// (nothing is cut if nobody holds it); its heal undoes that cut.
+void apply_partition(World& world, const Scenario&, const FaultSpec& fault,
+                     const BuildState& built) {
   World* w = &world;
   auto cut_id = std::make_shared<std::uint64_t>(0);
-  const auto cut = cut_of(world, fault);
-  world.at(TrueTime{fault.at.ns}, [w, cut, cut_id] { *cut_id = w->partition(cut); });
+  if (!fault.role.empty()) {
+    const NodeTargets targets = node_targets(world, fault, built);
+    world.at(TrueTime{fault.at.ns}, [w, targets, cut_id] {
+      const std::vector<NodeId> nodes = targets();
+      if (!nodes.empty()) *cut_id = w->partition(Reachability::isolate(nodes, w->node_count()));
+    });
+  } else {
+    const auto cut = cut_of(world, fault);
+    world.at(TrueTime{fault.at.ns}, [w, cut, cut_id] { *cut_id = w->partition(cut); });
+  }
   if (const auto until = until_of(fault)) world.at(*until, [w, cut_id] { w->heal(*cut_id); });
 }
 
@@ -432,7 +447,8 @@ std::string describe_disk_fault(const FaultSpec& f) {
 void write_partition(const FaultSpec& f, Json& out) {
   switch (f.partition_mode) {
     case FaultSpec::PartitionMode::isolate:
-      out["isolate"] = f.targets;
+      if (f.role.empty()) out["isolate"] = f.targets;
+      else out["role"] = f.role;
       break;
     case FaultSpec::PartitionMode::groups:
       out["groups"] = f.groups;
@@ -449,7 +465,7 @@ std::string describe_plain(const FaultSpec& f) { return f.kind + " of " + fault_
 std::string describe_partition(const FaultSpec& f) {
   switch (f.partition_mode) {
     case FaultSpec::PartitionMode::isolate:
-      return "partition isolating " + join_words(f.targets);
+      return "partition isolating " + fault_target_text(f);
     case FaultSpec::PartitionMode::groups: {
       std::vector<std::string> groups;
       for (const auto& g : f.groups) groups.push_back("{" + join_words(g) + "}");

@@ -20,7 +20,7 @@ const ScenarioSystem& kernel_scenario_system() {
         {"fault:clock-step", {"at", "kind", "node", "nodes", "by", "role"}},
         {"fault:clock-rate", {"at", "kind", "for", "node", "nodes", "drift", "rate", "role"}},
         {"fault:partition",
-         {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to"}},
+         {"at", "kind", "for", "isolate", "isolateZone", "groups", "from", "to", "role"}},
         {"fault:heal", {"at", "kind"}},
         {"fault:disk-loss", {"at", "kind", "for", "node", "nodes", "process", "role", "disk"}},
         {"fault:slow-disk", {"at", "kind", "for", "node", "nodes", "role", "disk", "factor"}},

@@ -31,6 +31,7 @@ Scenario every_choice_scenario() {
   const LoadResult load = load_scenario_text(R"({
     "name": "registry", "duration": "20m", "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"}],
     "controlPlane": {}, "upgrade": {"to": "1.32.0"}, "journal": {"nodes": ["cp-1"]},
+    "etcd": {"members": ["cp-1", "cp-2", "cp-3"]},
     "properties": ["single-leader", "no-skew", "eventually-leader:60s"]})",
                                              "registry");
   REQUIRE(load.scenario.has_value());
@@ -112,7 +113,7 @@ TEST_CASE("every fault choice applies somewhere and draws what it matches", "[re
             schedule.enabled.end());
       Json doc = Json::parse(R"({"name": "r", "duration": "20m",
         "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"}], "controlPlane": {},
-        "journal": {"nodes": ["cp-1"]}})");
+        "journal": {"nodes": ["cp-1"]}, "etcd": {"members": ["cp-1", "cp-2", "cp-3"]}})");
       doc["faults"] = Json::array({fault_to_json(fault)});
       const LoadResult back = load_scenario_text(doc.dump(), "round trip");
       REQUIRE(back.scenario.has_value());

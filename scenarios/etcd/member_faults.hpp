@@ -1,0 +1,22 @@
+#pragma once
+// The etcd system's actions (scenarios/etcd/member_faults.cpp): etcdctl's member API and
+// move-leader at scenario times, as fault kinds of the registry, and the section's
+// "standby" nodes they add.
+#include <string>
+#include <vector>
+
+#include "scenarios/system.hpp"
+
+namespace hasim {
+
+struct EtcdSpec;
+
+// "member-add-learner", "member-promote", "member-remove" and "move-leader".
+std::vector<FaultKind> etcd_member_fault_kinds();
+// Their key sets, for the system's key_sets.
+std::vector<KeySet> etcd_member_key_sets();
+// "standby": nodes with an etcd process that is not in the initial cluster; false on error.
+bool read_standby(scenario_loader::Context& c, const Json& section, const std::string& path,
+                  EtcdSpec& spec);
+
+}  // namespace hasim
