@@ -2,7 +2,8 @@
 // events at exponential random times; each step pops the next event and schedules one at
 // now + an exponential increment (mean 1 ms, integer ns), so the queue size stays constant.
 //
-//   bench_kernel_hold [N]      N hold steps per variant (default 20,000,000)
+//   bench_kernel_hold [N [VARIANT]]   N hold steps per variant (default 20,000,000); with
+//                                     VARIANT (e.g. "reset"), only that one (for perf)
 //
 // Variants:
 //   hold          pop one, schedule one
@@ -17,6 +18,7 @@
 // never in the simulator.
 #include <chrono>
 #include <queue>
+#include <string_view>
 #include <utility>
 #include <vector>
 #include <cinttypes>
@@ -218,14 +220,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [N]   (N > 0 hold steps per variant)\n", argv[0]);
     return 2;
   }
+  const std::string_view only = argc > 2 ? argv[2] : "";
   std::printf("hold model: %" PRIu64 " pending events, %" PRIu64
               " steps, exponential increments (mean 1ms)\n",
               kPending, steps);
-  print("hold", run_hold(steps, 0));
-  print("hold+cancel", run_hold(steps, 10));
-  print("bare heap", run_bare_heap(steps));
-  print("reset", run_reset(steps));
-  print("bare reset", run_bare_reset(steps));
-  print("rng only", run_rng_only(steps));
+  const std::pair<const char*, Result (*)(std::uint64_t)> variants[] = {
+      {"hold", [](std::uint64_t n) { return run_hold(n, 0); }},
+      {"hold+cancel", [](std::uint64_t n) { return run_hold(n, 10); }},
+      {"bare heap", run_bare_heap},
+      {"reset", run_reset},
+      {"bare reset", run_bare_reset},
+      {"rng only", run_rng_only},
+  };
+  bool ran = false;
+  for (const auto& [name, run] : variants) {
+    if (!only.empty() && only != name) continue;
+    print(name, run(steps));
+    ran = true;
+  }
+  if (!ran) {
+    std::fprintf(stderr, "unknown variant \"%s\"\n", argv[2]);
+    return 2;
+  }
   return 0;
 }

@@ -36,6 +36,7 @@ namespace hasim {
 
 class NoSkew final : public Property {
  public:
+  bool wants_messages() const override { return false; }  // versions and leaders only
   // One serving kube-apiserver an interval's leader was newer than.
   struct OlderApiserver {
     std::string process;  // "node/kube-apiserver"

@@ -90,9 +90,11 @@ void for_each_trial(std::uint64_t begin, std::uint64_t end, unsigned jobs,
   // Each worker overshoots the counter at most once, so it cannot wrap around.
   HASIM_ASSERT(total <= std::numeric_limits<std::uint64_t>::max() - wanted);
 
-  std::atomic<std::uint64_t> next{0};  // offset of the next unclaimed trial
-  std::atomic<std::uint64_t> done{0};
-  std::atomic<bool> stop{false};
+  // Each counter on its own cache line: every worker bumps both once per trial, and sharing a
+  // line would bounce it between cores on every claim (false sharing).
+  alignas(64) std::atomic<std::uint64_t> next{0};  // offset of the next unclaimed trial
+  alignas(64) std::atomic<std::uint64_t> done{0};
+  alignas(64) std::atomic<bool> stop{false};
   std::mutex mutex;  // guards first_error and exited
   std::condition_variable worker_exited;
   std::exception_ptr first_error;

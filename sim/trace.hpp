@@ -39,6 +39,10 @@ class TraceObserver {
  public:
   virtual ~TraceObserver() = default;
   virtual void on_event(const TraceEvent& event) = 0;
+  // False if this observer ignores the per-message events ("recv"): the most frequent
+  // events, whose fields are strings, so a trial whose observers all ignore them (and that
+  // neither hashes nor writes its trace) is spared building them.
+  virtual bool wants_messages() const { return true; }
 };
 
 // Running hash of a trace; also remembers the hash after every kCheckpointEvery events so
@@ -66,7 +70,10 @@ class TraceWriter {
 
   // Also write JSON Lines to `path`. Returns false (with errno intact) if it cannot be opened.
   bool open_file(const std::string& path);
-  void add_observer(TraceObserver* observer) { observers_.push_back(observer); }
+  void add_observer(TraceObserver* observer) {
+    observers_.push_back(observer);
+    observers_want_messages_ = observers_want_messages_ || observer->wants_messages();
+  }
   // Keep every line in memory, up to `limit` lines (to name the first differing event).
   void capture_all(std::size_t limit) { capture_limit_ = limit; }
   const std::vector<std::string>& captured() const { return captured_; }
@@ -76,6 +83,12 @@ class TraceWriter {
   // A Monte Carlo trial reads the trace only through its observers: without a hash, a file or
   // a capture, events are not formatted at all (a fifth of a control-plane trial's time).
   void disable_hash() { hashing_ = false; }
+  // Whether anything reads per-message events (TraceObserver::wants_messages): the emitter
+  // may skip building one when this is false. Skipped events are in no hash or file, since
+  // either makes this true.
+  bool wants_messages() const {
+    return hashing_ || file_ != nullptr || capture_limit_ != 0 || observers_want_messages_;
+  }
   const TraceHash& hash() const;
 
  private:
@@ -86,6 +99,7 @@ class TraceWriter {
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
   bool hashing_ = true;
+  bool observers_want_messages_ = false;
 };
 
 // Serialises one event as a JSON object without the trailing newline.

@@ -336,9 +336,11 @@ void World::deliver(std::uint64_t flight_index) {
     drop(flight, "not-running");
     return refuse(flight);
   }
-  trace_process(
-      flight.to, trace_kind::kRecv,
-      {{"from", processes_[flight.from].qualified}, {"msg", std::string(flight.message->type())}});
+  if (trace_.wants_messages()) {
+    trace_process(flight.to, trace_kind::kRecv,
+                  {{"from", processes_[flight.from].qualified},
+                   {"msg", std::string(flight.message->type())}});
+  }
   if (target.state == ProcessState::paused) {
     HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
     target.held.push_back(

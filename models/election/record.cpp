@@ -1,7 +1,10 @@
 #include "models/election/record.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "sim/assert.hpp"
 
 namespace hasim::election {
 namespace {
@@ -36,12 +39,46 @@ void append_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+// Appends "YYYY-MM-DDTHH:MM:SSZ" in place (no temporary string: electors marshal a record on
+// every Get, and a Monte Carlo trial does tens of thousands of Gets).
+void append_rfc3339_seconds(std::string& out, LocalTime wall) {
+  const std::int64_t unix_seconds = kEpochUnixSeconds + floor_div(wall.ns, 1'000'000'000);
+  const std::int64_t days = floor_div(unix_seconds, 86400);
+  const std::int64_t in_day = unix_seconds - days * 86400;
+  std::int64_t y = 0;
+  unsigned m = 0, d = 0;
+  civil_from_days(days, y, m, d);
+  const std::size_t at = out.size();
+  out += "0000-00-00T00:00:00Z";
+  auto put = [&out, at](std::size_t offset, std::int64_t value, int width) {
+    for (int k = width - 1; k >= 0; --k, value /= 10) {
+      out[at + offset + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
+    }
+  };
+  put(0, y, 4);
+  put(5, m, 2);
+  put(8, d, 2);
+  put(11, in_day / 3600, 2);
+  put(14, in_day / 60 % 60, 2);
+  put(17, in_day % 60, 2);
+}
+
 void append_time(std::string& out, const std::optional<LocalTime>& time) {
   if (!time.has_value()) {
     out += "null";  // metav1.Time's zero value marshals as null
     return;
   }
-  append_string(out, format_rfc3339_seconds(*time));
+  out += '"';  // the text needs no escaping
+  append_rfc3339_seconds(out, *time);
+  out += '"';
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer value) {
+  char buffer[24];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  HASIM_ASSERT(error == std::errc{});
+  out.append(buffer, end);
 }
 
 std::optional<LocalTime> parse_time(const nlohmann::json& value) {
@@ -65,25 +102,8 @@ std::optional<LocalTime> parse_time(const nlohmann::json& value) {
 }  // namespace
 
 std::string format_rfc3339_seconds(LocalTime wall) {
-  const std::int64_t unix_seconds = kEpochUnixSeconds + floor_div(wall.ns, 1'000'000'000);
-  const std::int64_t days = floor_div(unix_seconds, 86400);
-  const std::int64_t in_day = unix_seconds - days * 86400;
-  std::int64_t y = 0;
-  unsigned m = 0, d = 0;
-  civil_from_days(days, y, m, d);
-  // Hand-formatted (no printf): electors marshal a record on every Get.
-  std::string out = "0000-00-00T00:00:00Z";
-  auto put = [&out](std::size_t at, std::int64_t value, int width) {
-    for (int k = width - 1; k >= 0; --k, value /= 10) {
-      out[at + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
-    }
-  };
-  put(0, y, 4);
-  put(5, m, 2);
-  put(8, d, 2);
-  put(11, in_day / 3600, 2);
-  put(14, in_day / 60 % 60, 2);
-  put(17, in_day % 60, 2);
+  std::string out;
+  append_rfc3339_seconds(out, wall);
   return out;
 }
 
@@ -92,12 +112,14 @@ std::string marshal(const LeaderElectionRecord& r) {
   out.reserve(200);
   out += "{\"holderIdentity\":";
   append_string(out, r.holderIdentity);
-  out += ",\"leaseDurationSeconds\":" + std::to_string(r.leaseDurationSeconds);
+  out += ",\"leaseDurationSeconds\":";
+  append_integer(out, r.leaseDurationSeconds);
   out += ",\"acquireTime\":";
   append_time(out, r.acquireTime);
   out += ",\"renewTime\":";
   append_time(out, r.renewTime);
-  out += ",\"leaderTransitions\":" + std::to_string(r.leaderTransitions);
+  out += ",\"leaderTransitions\":";
+  append_integer(out, r.leaderTransitions);
   out += ",\"strategy\":";
   append_string(out, r.strategy);
   out += ",\"preferredHolder\":";
