@@ -485,7 +485,9 @@ class Runner:
         rc, out = sh([os.path.join(self.scratch.build, "hasim_tests"), "~[golden]"],
                      cwd=self.scratch.src, env=env)
         # Catch2's console reporter heads each failing test case with its name between rules.
-        names = re.findall(r"^-{70,}\n(.+)\n-{70,}", out, re.M)
+        # Long names wrap over several lines.
+        names = [" ".join(n.split()) for n in
+                 re.findall(r"^-{70,}\n((?:.+\n)+?)-{70,}", out, re.M)]
         return rc, list(dict.fromkeys(names)), out
 
     def unit_baseline(self):
