@@ -3,29 +3,21 @@
 
 #include "reports/failover_report.hpp"
 #include "reports/study_runner.hpp"
+#include "study_rig.hpp"
 
 using namespace hasim;
 
 namespace {
 
-// The study configured as `hasim report failover --trials N --seed S` would, run whole.
 std::unique_ptr<Study> run_failover(std::uint64_t trials, std::uint64_t seed, unsigned jobs) {
-  auto study = make_failover_study();
-  StudyArgs args;
-  args.trials = trials;
-  args.seed = seed;
-  REQUIRE_FALSE(study->configure(args));
-  study->run_trials({0, study->total_trials()}, jobs, {});
-  return study;
+  return hasim::testing::run_study(make_failover_study, trials, seed, jobs);
 }
 
 FailoverResults results_of(const Study& study, std::uint64_t trials, std::uint64_t seed) {
-  const auto* typed = dynamic_cast<const TrialStudy<FailoverTrial>*>(&study);
-  REQUIRE(typed != nullptr);
   FailoverOptions options;
   options.trials = trials;
   options.seed = seed;
-  return summarize_failover(options, typed->trials());
+  return summarize_failover(options, hasim::testing::study_trials<FailoverTrial>(study));
 }
 
 }  // namespace

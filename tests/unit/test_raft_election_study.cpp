@@ -4,6 +4,7 @@
 
 #include "reports/raft_election_report.hpp"
 #include "reports/study_runner.hpp"
+#include "study_rig.hpp"
 #include "scenarios/etcd/spec.hpp"
 #include "scenarios/loader.hpp"
 
@@ -12,22 +13,14 @@ using namespace hasim;
 namespace {
 
 std::unique_ptr<Study> run_raft_election(std::uint64_t trials, std::uint64_t seed, unsigned jobs) {
-  auto study = make_raft_election_study();
-  StudyArgs args;
-  args.trials = trials;
-  args.seed = seed;
-  REQUIRE_FALSE(study->configure(args));
-  study->run_trials({0, study->total_trials()}, jobs, {});
-  return study;
+  return hasim::testing::run_study(make_raft_election_study, trials, seed, jobs);
 }
 
 RaftElectionResults results_of(const Study& study, std::uint64_t trials, std::uint64_t seed) {
-  const auto* typed = dynamic_cast<const TrialStudy<RaftElectionTrial>*>(&study);
-  REQUIRE(typed != nullptr);
   RaftElectionOptions options;
   options.trials = trials;
   options.seed = seed;
-  return summarize_raft_election(options, typed->trials());
+  return summarize_raft_election(options, hasim::testing::study_trials<RaftElectionTrial>(study));
 }
 
 const RaftElectionLine& line(const RaftElectionResults& r, const std::string& name) {
