@@ -1,6 +1,5 @@
-// raft.go, part 1: construction, sending, ticking, role changes, campaigns and the
-// configuration plumbing. The message handling (Step and the per-role step functions) is in
-// raft_step.cpp.
+// raft.go, part 1: construction, sending, ticking, role changes and campaigns. Step and the
+// candidate/follower handlers are in raft_step.cpp, stepLeader in raft_leader.cpp.
 #include "models/raft/raft.hpp"
 
 #include <algorithm>
@@ -503,51 +502,6 @@ bool Raft::promotable() const {
   auto it = trk.progress.find(id);
   return it != trk.progress.end() && !it->second.isLearner &&
          !raftLog.has_next_or_in_progress_snapshot();
-}
-
-ConfState Raft::apply_conf_change(const ConfChangeV2& cc) {
-  Changer changer{trk, raftLog.last_index()};
-  ChangeResult result;
-  if (cc.leave_joint()) {
-    result = changer.leave_joint();
-  } else if (std::optional<bool> autoLeave = cc.enter_joint()) {
-    result = changer.enter_joint(*autoLeave, cc.changes);
-  } else {
-    result = changer.simple(cc.changes);
-  }
-  // The application applies only committed conf changes, which were validated when
-  // proposed; a failure here is a bug.
-  if (!result.err.empty()) log().panic(result.err);
-  return switch_to_config(std::move(result.cfg), std::move(result.progress));
-}
-
-ConfState Raft::switch_to_config(TrackerConfig cfg, ProgressMap progress) {
-  trk.config = std::move(cfg);
-  trk.progress = std::move(progress);
-  log().info(cat(hex(id), " switched to configuration ", trk.config.to_string()));
-  ConfState cs = trk.conf_state();
-  auto self = trk.progress.find(id);
-  const bool ok = self != trk.progress.end();
-  isLearner = ok && self->second.isLearner;
-  // A leader removed or demoted keeps leading until the change commits and it steps down
-  // (if configured); it must not count itself towards quorums meanwhile.
-  if ((!ok || isLearner) && state == StateType::StateLeader) {
-    if (stepDownOnRemoval) become_follower(term, None);
-    return cs;
-  }
-  if (state != StateType::StateLeader || cs.voters.empty()) return cs;
-  // The quorum changed: the commit index may move, and new members need entries.
-  if (maybe_commit()) {
-    bcast_append();
-  } else {
-    trk.visit([&](PeerId peer, Progress&) {
-      if (peer != id) maybe_send_append(peer, false);
-    });
-  }
-  if (leadTransferee != None && trk.config.voters.ids().count(leadTransferee) == 0) {
-    abort_leader_transfer();
-  }
-  return cs;
 }
 
 void Raft::load_state(const HardState& hs) {
