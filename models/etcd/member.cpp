@@ -5,6 +5,7 @@
 #include "models/etcd/wal.hpp"
 #include "models/raft/raftpb_util.hpp"
 #include "sim/assert.hpp"
+#include "sim/fnv.hpp"
 
 namespace hasim::etcd {
 namespace {
@@ -25,14 +26,6 @@ constexpr Duration kPeerPoll = milliseconds(50);
 constexpr int kMaxReadysPerPump = 1'000;
 
 std::int64_t i64(std::uint64_t value) { return static_cast<std::int64_t>(value); }
-
-std::uint64_t chain(std::uint64_t hash, std::uint64_t word) {
-  for (int i = 0; i < 8; ++i) {
-    hash ^= (word >> (8 * i)) & 0xff;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
 
 }  // namespace
 
@@ -298,7 +291,7 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
       HASIM_ASSERT(cc.has_value());
       confState_ = node_->apply_conf_change(*cc);
     } else if (!e.data.empty()) {
-      stateHash_ = chain(chain(stateHash_, e.index), entry_payload_hash(e));
+      stateHash_ = fnv1a_word(fnv1a_word(stateHash_, e.index), entry_payload_hash(e));
     }
     applied_ = e.index;
   }

@@ -1,5 +1,7 @@
 #include "models/etcd/trace_entries.hpp"
 
+#include "sim/fnv.hpp"
+
 #include <charconv>
 
 namespace hasim::etcd {
@@ -20,14 +22,7 @@ std::optional<std::uint64_t> parse(std::string_view text, int base) {
 }  // namespace
 
 std::uint64_t entry_payload_hash(const raft::Entry& entry) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  const auto mix = [&hash](unsigned char byte) {
-    hash ^= byte;
-    hash *= 0x100000001b3ULL;
-  };
-  mix(static_cast<unsigned char>(entry.type));
-  for (char c : entry.data) mix(static_cast<unsigned char>(c));
-  return hash;
+  return fnv1a(fnv1a_byte(kFnvOffset, static_cast<unsigned char>(entry.type)), entry.data);
 }
 
 std::string encode_trace_entries(const std::vector<raft::Entry>& entries) {

@@ -4,19 +4,11 @@
 #include <utility>
 
 #include "sim/assert.hpp"
+#include "sim/fnv.hpp"
 
 namespace hasim::raft_safety {
 
 namespace {
-
-// FNV-1a step over a 64-bit word: the prefix hash chains each entry onto the one before.
-std::uint64_t mix(std::uint64_t hash, std::uint64_t word) {
-  for (int i = 0; i < 8; ++i) {
-    hash ^= (word >> (8 * i)) & 0xff;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
 
 std::string entry_text(Index index, Term term) {
   return std::to_string(term) + "/" + std::to_string(index);
@@ -103,7 +95,7 @@ void SafetyChecker::on_append(Member member, const std::vector<LogEntry>& entrie
   std::uint64_t prefix = log.slots.empty() ? log.snapshotPrefix : log.slots.back().prefix;
   for (const LogEntry& e : entries) {
     HASIM_ASSERT(e.index == log.last() + 1);
-    prefix = mix(mix(mix(prefix, e.index), e.term), e.payload);
+    prefix = fnv1a_word(fnv1a_word(fnv1a_word(prefix, e.index), e.term), e.payload);
     log.slots.push_back(Slot{e.term, prefix});
     check_log_matching(member, e.index, log.slots.back());
   }
@@ -115,7 +107,7 @@ void SafetyChecker::on_snapshot(Member member, Index index, Term term) {
   // bootstrap snapshot every member starts from), (index, term) stands for it.
   auto known = prefixes_.find(std::pair{index, term});
   const std::uint64_t prefix =
-      known != prefixes_.end() ? known->second.first : mix(mix(0xcbf29ce484222325ULL, index), term);
+      known != prefixes_.end() ? known->second.first : fnv1a_word(fnv1a_word(kFnvOffset, index), term);
   if (known == prefixes_.end()) prefixes_.emplace(std::pair{index, term}, std::pair{prefix, member});
   if (index <= log.last() && log.term_at(index) == term) {
     // The snapshot covers a prefix we hold: compact it, keep the rest.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "models/etcd/trace_entries.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::testing {
@@ -13,13 +14,7 @@ namespace {
 constexpr Index kBootstrapIndex = 2;  // MemoryStorage wants a bootstrap snapshot above 1
 constexpr std::size_t kSettleRounds = 1000;
 
-std::uint64_t payload_hash(const Entry& e) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL ^ static_cast<std::uint64_t>(e.type);
-  for (unsigned char c : e.data) hash = (hash ^ c) * 0x100000001b3ULL;
-  return hash;
-}
-
-raft_safety::LogEntry observed(const Entry& e) { return {e.index, e.term, payload_hash(e)}; }
+raft_safety::LogEntry observed(const Entry& e) { return {e.index, e.term, etcd::entry_payload_hash(e)}; }
 
 std::vector<raft_safety::LogEntry> observed(const std::vector<Entry>& entries) {
   std::vector<raft_safety::LogEntry> out;
