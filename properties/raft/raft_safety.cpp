@@ -33,7 +33,12 @@ void RaftSafety::on_event(const TraceEvent& event) {
   const TraceValue* member = event.find("member");
   if (member == nullptr || !std::holds_alternative<std::int64_t>(*member)) return;
   const std::uint64_t id = u64(std::get<std::int64_t>(*member));
-  members_[std::string(event.node)] = id;
+  // Looked up before inserting: no string is built for the events of a known member.
+  if (const auto it = members_.find(event.node); it == members_.end()) {
+    members_.emplace(std::string(event.node), id);
+  } else {
+    it->second = id;
+  }
   if (!observe(event, id)) {
     violate(event.t, "raft-safety: the event's entries are malformed", {describe_event(event)});
     return;
