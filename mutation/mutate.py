@@ -16,9 +16,7 @@ catches it):
   4. the unit tests (hasim_tests, minus the [golden] test, which stage 2 already stands for).
 """
 import argparse
-import csv
 import json
-import math
 import os
 import re
 import shutil
@@ -26,63 +24,13 @@ import subprocess
 import sys
 import time
 
-EXIT_OK, EXIT_SURVIVORS, EXIT_ERROR = 0, 1, 2
-
-# Trials per study cell, check runs per check scenario. Measured on the 2-core machine: see the
-# README's "Mutation score" section. --quick (CI) skips the studies and runs fewer checks.
-CHECK_RUNS, CHECK_RUNS_QUICK = 500, 100
-STUDY_TRIALS = 200
-SEED = 1
-# A single command that runs this long is a hang (a mutant can make a model spin).
-COMMAND_TIMEOUT_S = 900
-
-# Which per-trial columns of STUDY.trials.csv are compared, and how. "p": a 0/1 outcome,
-# compared as a proportion; "mean": a duration, compared as a mean over the trials that have
-# it. Chosen to be the figures each study's table reports.
-STUDY_FIGURES = {
-    "upgrade-skew": {
-        "violated": "p",          # P(at least one no-skew violation)
-        "kcmViolated": "p",       # the same for the KCM lease alone
-        "violationTimeNs": "mean",  # violation time, over the trials that violate
-    },
-    "failover": {
-        "dualLeader": "p",        # P(two acting leaders)
-        "harmful": "p",           # ... both writing
-        "recovered": "p",         # P(a leader acts again)
-        "unavailableNs": "mean",  # time without a working leader
-    },
-}
-# Family-wise false-kill rate per mutant for the studies: an equivalent mutant that changes
-# only random draws must not count as killed. Each figure's interval is a Bonferroni-corrected
-# prediction interval for a second, independent run of the same code (hence the sqrt(2)).
-STUDY_ALPHA = 0.01
-
-
-class Fatal(Exception):
-    """An error that stops the run with exit code 2 and a message naming the fix."""
-
-
-def log(msg):
-    print(f"mutation: {msg}", file=sys.stderr, flush=True)
-
-
-def sh(cmd, cwd=None, timeout=COMMAND_TIMEOUT_S, env=None):
-    """Runs a command, returns (returncode, stdout+stderr). A timeout gives returncode None."""
-    try:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=timeout, env=env)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or ""
-        if isinstance(out, bytes):
-            out = out.decode(errors="replace")
-        return None, out
-
-
-# --- mutants ---------------------------------------------------------------------------------
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (  # the shared constants and helpers
+    CHECK_RUNS, CHECK_RUNS_QUICK, EXIT_ERROR, EXIT_OK, EXIT_SURVIVORS, Fatal, SEED, STUDY_FIGURES, STUDY_TRIALS, log, sh, tail)
+from measure import (  # what users run
+    figure, read_golden, run_check, run_scenario, run_study, scenario_files, study_intervals)
 
 REQUIRED = ("name", "system", "file", "original", "replacement", "bug")
-
 
 def load_mutants(path):
     try:
@@ -181,9 +129,6 @@ class Scratch:
         sh(["git", "worktree", "prune"], cwd=self.root)
 
 
-def tail(text, n=15):
-    return "\n".join(text.rstrip().splitlines()[-n:])
-
 
 class Applied:
     """A mutant written into the scratch worktree; the original file comes back on exit."""
@@ -203,163 +148,6 @@ class Applied:
         with open(self.path, "w") as f:
             f.write(self.text)
 
-
-# --- what users run --------------------------------------------------------------------------
-
-def scenario_files(src, sub=None):
-    base = os.path.join(src, "scenarios", sub) if sub else os.path.join(src, "scenarios")
-    found = []
-    for d, _, files in os.walk(base):
-        for name in files:
-            if name.endswith(".json") and name != "schema.json":
-                found.append(os.path.relpath(os.path.join(d, name), src))
-    return sorted(found)
-
-
-def run_check(hasim, src, scenario, runs, out_dir):
-    """hasim check: returns {"violations": {property: runs}, "status": ok|crash}."""
-    shutil.rmtree(out_dir, ignore_errors=True)
-    # No shrinking: which property broke is the answer; a minimal schedule is not needed here.
-    rc, out = sh([hasim, "check", os.path.join(src, scenario), "--runs", str(runs), "--seed",
-                  str(SEED), "--jobs", str(os.cpu_count() or 2), "--out", out_dir, "--force",
-                  "--quiet", "--max-shrink-steps", "0"])
-    summary = os.path.join(out_dir, "check.json")
-    if rc not in (0, 1) or not os.path.exists(summary):
-        return {"status": "crash", "detail": f"exit {rc}: {tail(out, 3)}"}
-    with open(summary) as f:
-        data = json.load(f)
-    return {"status": "ok", "violations": data.get("violationsByProperty", {}),
-            "incomplete": data.get("incompleteRuns", 0)}
-
-
-RUN_LINE = re.compile(r"^  (VIOLATED|held)\s+(\S+)\s*$")
-AT_LINE = re.compile(r"^\s+at t=([0-9.]+)s:")
-TRACE_LINE = re.compile(r"^trace\s+([0-9,]+) events, hash ([0-9a-f]+)")
-
-
-def run_scenario(hasim, src, scenario):
-    """hasim run, parsed into the golden file's terms: {property: None | first-violation time}."""
-    rc, out = sh([hasim, "run", os.path.join(src, scenario)])
-    result = {"verdicts": {}, "events": None, "hash": None, "stopped": False}
-    last = None
-    for line in out.splitlines():
-        m = RUN_LINE.match(line)
-        if m:
-            last = m.group(2)
-            result["verdicts"][last] = None if m.group(1) == "held" else "?"
-            continue
-        m = AT_LINE.match(line)
-        if m and last is not None and result["verdicts"].get(last) == "?":
-            result["verdicts"][last] = m.group(1)
-            continue
-        m = TRACE_LINE.match(line)
-        if m:
-            result["events"] = int(m.group(1).replace(",", ""))
-            result["hash"] = m.group(2)
-        if line.startswith("STOPPED"):
-            result["stopped"] = True
-    result["status"] = "ok" if rc in (0, 1) and result["hash"] and not result["stopped"] else "crash"
-    if result["status"] != "ok":
-        result["detail"] = f"exit {rc}: {tail(out, 3)}"
-    return result
-
-
-GOLDEN_VIOLATED = re.compile(r"^violated\s+(\S+) first at t=([0-9.]+)s$")
-GOLDEN_HELD = re.compile(r"^held\s+(\S+)$")
-
-
-def read_golden(path):
-    verdicts, events, trace = {}, None, None
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if m := GOLDEN_VIOLATED.match(line):
-                verdicts[m.group(1)] = m.group(2)
-            elif m := GOLDEN_HELD.match(line):
-                verdicts[m.group(1)] = None
-            elif line.startswith("events"):
-                events = int(line.split()[1])
-            elif line.startswith("trace"):
-                trace = line.split()[1]
-    return {"verdicts": verdicts, "events": events, "hash": trace}
-
-
-def run_study(hasim, study, trials, out_dir):
-    """hasim report STUDY; returns {cell: {column: [values]}} from STUDY.trials.csv."""
-    shutil.rmtree(out_dir, ignore_errors=True)
-    rc, out = sh([hasim, "report", study, "--trials", str(trials), "--seed", str(SEED), "--jobs",
-                  str(os.cpu_count() or 2), "--out", out_dir, "--force", "--quiet"])
-    path = os.path.join(out_dir, f"{study}.trials.csv")
-    if rc != 0 or not os.path.exists(path):
-        return {"status": "crash", "detail": f"exit {rc}: {tail(out, 3)}"}
-    cells = {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            cell = cells.setdefault(row["cell"], {})
-            for column, kind in STUDY_FIGURES[study].items():
-                value = row.get(column, "")
-                if value in ("", None):
-                    continue
-                value = float(value)
-                if kind == "mean":
-                    # Durations in seconds; a zero violation time is a trial without one.
-                    if column == "violationTimeNs" and value <= 0:
-                        continue
-                    value /= 1e9
-                cell.setdefault(column, []).append(value)
-    return {"status": "ok", "cells": cells}
-
-
-def figure(kind, values, n):
-    """A cell's figure and its standard error: a proportion over n trials or a mean."""
-    if kind == "p":
-        k = sum(1 for v in values if v != 0)
-        p = k / n if n else 0.0
-        # Never a zero-width interval: the Wilson-style floor of 1/n keeps a 0% or 100%
-        # baseline from killing every mutant that flips a single trial by chance.
-        se = math.sqrt(max(p * (1 - p), 1.0 / n) / n) if n else 0.0
-        return p, se
-    if not values:
-        return None, None
-    mean = sum(values) / len(values)
-    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
-    return mean, math.sqrt(var / len(values))
-
-
-def z_for(alpha):
-    """Two-sided normal quantile (bisection on erfc: stdlib has no inverse)."""
-    lo, hi = 0.0, 10.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        if math.erfc(mid / math.sqrt(2)) > alpha:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
-def study_intervals(baseline_studies, trials):
-    """For each study/cell/figure of the baseline: (value, low, high)."""
-    count = sum(len(cells) * len(STUDY_FIGURES[s]) for s, cells in baseline_studies.items())
-    z = z_for(STUDY_ALPHA / max(count, 1))
-    intervals = {}
-    for study, cells in baseline_studies.items():
-        for cell, columns in cells.items():
-            for column, kind in STUDY_FIGURES[study].items():
-                value, se = figure(kind, columns.get(column, []), trials)
-                if value is None:
-                    intervals[(study, cell, column)] = (None, None, None)
-                    continue
-                # Durations: at least 1% of the value or 50 ms wide, so a mean over identical
-                # samples (se 0) does not flag a sub-millisecond shift.
-                if kind == "mean":
-                    se = max(se, 0.01 * abs(value) / z, 0.05 / z)
-                half = z * math.sqrt(2) * se
-                intervals[(study, cell, column)] = (value, value - half, value + half)
-    return intervals
-
-
-# --- the run ---------------------------------------------------------------------------------
 
 class Runner:
     def __init__(self, args, root, scratch):
