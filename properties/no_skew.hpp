@@ -36,7 +36,8 @@ namespace hasim {
 
 class NoSkew final : public Property {
  public:
-  bool wants_messages() const override { return false; }  // versions and leaders only
+  // Versions and leaders only.
+  bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
   // One serving kube-apiserver an interval's leader was newer than.
   struct OlderApiserver {
     std::string process;  // "node/kube-apiserver"

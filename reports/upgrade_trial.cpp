@@ -55,7 +55,8 @@ class UpgradeCounters final : public TraceObserver {
  public:
   // Counts during [from, to]: the upgrade, from its first stop to its last start.
   UpgradeCounters(TrueTime from, TrueTime to) : from_(from), to_(to) {}
-  bool wants_messages() const override { return false; }  // writes and leaders only
+  // Writes and leaders only.
+  bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
   void on_event(const TraceEvent& event) override {
     for (const ActingChange& change : leaders_.observe(event)) {
       if (change.started && event.t >= from_ && event.t <= to_) ++leader_changes;

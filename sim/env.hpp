@@ -117,6 +117,12 @@ class Env {
     HASIM_ASSERT(false && "this Env mounts no volumes");
   }
   virtual void trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
+  // Whether an event of `kind` is read by anything (TraceWriter::wants): a model may skip
+  // building a costly one that nothing reads. Never decides anything but the building.
+  virtual bool tracing(std::string_view kind) const {
+    (void)kind;
+    return true;
+  }
   // The process ends itself (os.Exit): once the current callback returns its volatile state
   // is destroyed exactly as by a crash, and whoever supervises it (a kubelet) is told.
   virtual void exit(int code) = 0;

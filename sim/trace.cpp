@@ -142,6 +142,14 @@ const TraceHash& TraceWriter::hash() const {
   return hash_;
 }
 
+bool TraceWriter::wants(std::string_view kind) const {
+  if (recorded()) return true;
+  for (const TraceObserver* observer : observers_) {
+    if (observer->wants(kind)) return true;
+  }
+  return false;
+}
+
 void TraceWriter::record(const TraceEvent& event) {
   if (!hashing_ && file_ == nullptr && capture_limit_ == 0) {
     for (TraceObserver* observer : observers_) observer->on_event(event);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/time.hpp"
+#include "sim/trace_kinds.hpp"
 
 namespace hasim {
 
@@ -39,10 +40,15 @@ class TraceObserver {
  public:
   virtual ~TraceObserver() = default;
   virtual void on_event(const TraceEvent& event) = 0;
-  // False if this observer ignores the per-message events ("recv"): the most frequent
-  // events, whose fields are strings, so a trial whose observers all ignore them (and that
-  // neither hashes nor writes its trace) is spared building them.
-  virtual bool wants_messages() const { return true; }
+  // False for a kind of event this observer ignores. A run that neither hashes nor writes its
+  // trace (a Monte Carlo trial) skips building the events no observer wants: the per-message
+  // events ("recv", the most frequent), and those a model asks about (Env::tracing) because
+  // they are costly to build, such as etcd's persisted and applied entries. Must not change
+  // during a run: the writer asks once for "recv".
+  virtual bool wants(std::string_view kind) const {
+    (void)kind;
+    return true;
+  }
 };
 
 // Running hash of a trace; also remembers the hash after every kCheckpointEvery events so
@@ -72,7 +78,7 @@ class TraceWriter {
   bool open_file(const std::string& path);
   void add_observer(TraceObserver* observer) {
     observers_.push_back(observer);
-    observers_want_messages_ = observers_want_messages_ || observer->wants_messages();
+    observers_want_messages_ = observers_want_messages_ || observer->wants(trace_kind::kRecv);
   }
   // Keep every line in memory, up to `limit` lines (to name the first differing event).
   void capture_all(std::size_t limit) { capture_limit_ = limit; }
@@ -83,15 +89,17 @@ class TraceWriter {
   // A Monte Carlo trial reads the trace only through its observers: without a hash, a file or
   // a capture, events are not formatted at all (a fifth of a control-plane trial's time).
   void disable_hash() { hashing_ = false; }
-  // Whether anything reads per-message events (TraceObserver::wants_messages): the emitter
-  // may skip building one when this is false. Skipped events are in no hash or file, since
-  // either makes this true.
+  // Whether anything reads events of `kind` (TraceObserver::wants): the emitter may skip
+  // building one when this is false. Skipped events are in no hash or file, since either
+  // makes this true.
+  bool wants(std::string_view kind) const;
   bool wants_messages() const {
-    return hashing_ || file_ != nullptr || capture_limit_ != 0 || observers_want_messages_;
+    return recorded() || observers_want_messages_;
   }
   const TraceHash& hash() const;
 
  private:
+  bool recorded() const { return hashing_ || file_ != nullptr || capture_limit_ != 0; }
   std::FILE* file_ = nullptr;
   TraceHash hash_;
   std::string line_;

@@ -81,6 +81,7 @@ class World::ProcessEnv final : public Env {
     check_active();
     world_.trace_process(id_, kind, fields);
   }
+  bool tracing(std::string_view kind) const override { return world_.trace_.wants(kind); }
   void exit(int code) override {
     check_active();
     auto& slot = world_.processes_[id_];

@@ -150,13 +150,16 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
 }
 
 void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
-  if (const auto* request = dynamic_cast<const MemberRequest*>(message.get())) {
+  // Peer messages first: nearly every message is one (a failed dynamic_cast costs most).
+  const auto* raft = dynamic_cast<const RaftMessage*>(message.get());
+  if (raft == nullptr) {
+    const auto* request = dynamic_cast<const MemberRequest*>(message.get());
+    // connection-closed: rafthttp redials; raft needs nothing.
+    if (request == nullptr) return;
     on_member_request(env, *request);
     pump(env);
     return;
   }
-  const auto* raft = dynamic_cast<const RaftMessage*>(message.get());
-  if (raft == nullptr) return;  // connection-closed: rafthttp redials; raft needs nothing
   api_->heard(raft->message.from, env.monotonic_now());
   // A message of a peer not (or no longer) in the configuration is refused by raft
   // (ErrStepPeerNotFound), as etcd's Process drops it.
@@ -168,6 +171,7 @@ void EtcdMember::propose(Env& env) {
   const std::uint64_t seq = ++proposals_;
   const raft::RaftError err =
       node_->propose("m" + std::to_string(id_) + "-" + std::to_string(seq));
+  if (!env.tracing(trace_kind::kPropose)) return;
   env.trace(trace_kind::kPropose,
             {{"member", i64(id_)},
              {"seq", i64(seq)},
@@ -204,19 +208,25 @@ void EtcdMember::start_ready(Env& env) {
 
 void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
   const std::string segment = wal_segment_name(current_segment());
+  bool sync = rd.mustSync;
   if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
     // SaveSnap: the snapshot file first (synced even by the mutation: it is not a Ready's
-    // acknowledgement), then its marker in the WAL.
+    // acknowledgement), then its marker in the WAL, synced (wal.go SaveSnapshot).
     append(env, std::string(kSnapFile), encode(SnapRecord{*rd.snapshot, current_segment()}),
            kReadyIo);
     fsync(env, std::string(kSnapFile), kReadyIo);
     const raft::SnapshotMetadata& m = rd.snapshot->metadata;
-    append(env, segment, encode(marker_record({m.index, m.term, true, 0})), kReadyIo);
+    encoder_.encode(marker_record({m.index, m.term, true, 0}));
+    sync = true;
   }
-  // wal.go Save: the entries, then the HardState, then one fsync if must-sync.
-  for (const raft::Entry& e : rd.entries) append(env, segment, encode(entry_record(e)), kReadyIo);
-  if (rd.hardState) append(env, segment, encode(state_record(*rd.hardState)), kReadyIo);
-  if (rd.mustSync && !config_.unsafeAckBeforeFsync) fsync(env, segment, kReadyIo);
+  // wal.go Save: the entries, then the HardState, into the encoder; then, if raft.MustSync,
+  // wal.sync: flush and fdatasync. A commit-only HardState waits in the buffer.
+  for (const raft::Entry& e : rd.entries) encoder_.encode(entry_record(e));
+  if (rd.hardState) encoder_.encode(state_record(*rd.hardState));
+  if (encoder_.empty() || !(sync || config_.unsafeAckBeforeFsync)) return;
+  append(env, segment, encoder_.flush(), kReadyIo);
+  // The mutation flushes every Save to the page cache and never fsyncs it.
+  if (!config_.unsafeAckBeforeFsync) fsync(env, segment, kReadyIo);
 }
 
 void EtcdMember::finish_ready(Env& env) {
@@ -295,10 +305,12 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
     }
     applied_ = e.index;
   }
-  env.trace(trace_kind::kApply, {{"member", i64(id_)},
-                                 {"first", i64(entries.front().index)},
-                                 {"ents", encode_trace_entries(entries)},
-                                 {"hash", i64(stateHash_)}});
+  if (env.tracing(trace_kind::kApply)) {
+    env.trace(trace_kind::kApply, {{"member", i64(id_)},
+                                   {"first", i64(entries.front().index)},
+                                   {"ents", encode_trace_entries(entries)},
+                                   {"hash", i64(stateHash_)}});
+  }
   api_->directory().mark_started(id_);  // etcd's publish: the member applies, so it has started
 }
 
@@ -319,7 +331,7 @@ std::string EtcdMember::state_machine_data() const {
 }
 
 void EtcdMember::trace_persist(Env& env, const raft::Ready& rd) {
-  if (rd.entries.empty() && !rd.hardState) return;
+  if ((rd.entries.empty() && !rd.hardState) || !env.tracing(trace_kind::kPersist)) return;
   const raft::HardState& hs = hardState_;
   env.trace(trace_kind::kPersist,
             {{"member", i64(id_)},
@@ -394,15 +406,21 @@ void EtcdMember::maybe_snapshot(Env& env) {
 void EtcdMember::cut_segment(Env& env) {
   // wal.go cut: a new segment begins with the snapshot marker and the current HardState.
   HASIM_ASSERT(snapshotting_.has_value());
+  // The old segment's buffered records (commit-only HardStates) are flushed and synced
+  // before the new one starts (wal.go cut: w.sync()).
+  phase_ = Phase::snapshot_cut;
+  if (!encoder_.empty()) {
+    const std::string old = wal_segment_name(current_segment());
+    append(env, old, encoder_.flush(), kSnapshotIo);
+    fsync(env, old, kSnapshotIo);
+  }
   const raft::Index start = storage_.last_index().value + 1;
   segmentStarts_.push_back(start);
   const std::string segment = wal_segment_name(current_segment());
   const raft::SnapshotMetadata& m = snapshotting_->metadata;
-  phase_ = Phase::snapshot_cut;
-  append(env, segment, encode(marker_record({m.index, m.term, false, start})), kSnapshotIo);
-  if (!raft::is_empty_hard_state(hardState_)) {
-    append(env, segment, encode(state_record(hardState_)), kSnapshotIo);
-  }
+  encoder_.encode(marker_record({m.index, m.term, false, start}));
+  if (!raft::is_empty_hard_state(hardState_)) encoder_.encode(state_record(hardState_));
+  append(env, segment, encoder_.flush(), kSnapshotIo);
   fsync(env, segment, kSnapshotIo);
 }
 

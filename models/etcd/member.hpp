@@ -11,7 +11,8 @@
 //  - peer messages over the network as rafthttp's streams (Transport::stream);
 //  - the Ready loop (raft.go raftNode.start): one Ready at a time; a leader sends its
 //    messages before it writes, a follower after its writes are durable; the writes go to a
-//    WAL on the volume "data", fsynced when rd.mustSync; then MemoryStorage takes the
+//    WAL on the volume "data" through etcd's encoder buffer, flushed and fsynced when
+//    rd.mustSync (a commit-only Ready waits for no disk); then MemoryStorage takes the
 //    snapshot, entries and HardState, committed entries are applied, and Advance;
 //  - snapshots every --snapshot-count applied entries (server.go triggerSnapshot), keeping
 //    SnapshotCatchUpEntries in memory for slow followers;
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "models/etcd/membership.hpp"
+#include "models/etcd/wal.hpp"
 #include "models/raft/rawnode.hpp"
 #include "models/raft/storage.hpp"
 #include "sim/env.hpp"
@@ -144,6 +146,9 @@ class EtcdMember final : public Process {
   std::uint64_t pending_ready_ = 0;
   std::uint64_t pending_snapshot_ = 0;
   raft::HardState hardState_;  // the last one written
+  // The WAL encoder's buffer: what a Save wrote and no sync has flushed yet. A crash loses
+  // it with the process (a restart is a new EtcdMember).
+  WalEncoder encoder_;
   std::optional<raft::Ready> ready_;  // the Ready being made durable
   bool leader_ = false;               // as of the last SoftState (etcd raftNode's islead)
   raft::ConfState confState_;

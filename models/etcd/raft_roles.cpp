@@ -5,8 +5,15 @@
 
 namespace hasim::etcd {
 
+bool RaftRoles::reads(std::string_view kind) {
+  return kind == hasim::trace_kind::kNodeDown || kind == trace_kind::kRecovered ||
+         kind == trace_kind::kState || kind == hasim::trace_kind::kCrash ||
+         kind == hasim::trace_kind::kExit;
+}
+
 void RaftRoles::observe(const TraceEvent& event) {
   const std::string_view kind = event.kind;
+  if (!reads(kind)) return;  // before any string is built: most events are of other kinds
   if (kind == hasim::trace_kind::kNodeDown) {
     const std::string prefix = std::string(event.node) + "/";
     for (auto& [name, member] : members_) {

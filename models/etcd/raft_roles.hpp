@@ -20,6 +20,8 @@ class RaftRoles {
     std::int64_t term = 0;
   };
   void observe(const TraceEvent& event);
+  // The kinds observe() reads (TraceObserver::wants for whoever feeds it).
+  static bool reads(std::string_view kind);
   // The running member that leads at the highest term ("node/etcd"), if any.
   std::optional<std::string> leader() const;
   std::size_t members() const { return members_.size(); }

@@ -165,6 +165,34 @@ std::optional<WalRecord> decode_wal_record(std::string_view bytes) {
   return r;
 }
 
+void WalEncoder::encode(const WalRecord& record) {
+  const std::string bytes = etcd::encode(record);
+  HASIM_ASSERT(!bytes.empty());
+  put(buffer_, std::string_view(bytes));
+}
+
+std::string WalEncoder::flush() {
+  std::string out;
+  out.swap(buffer_);
+  HASIM_ASSERT(buffer_.empty());
+  return out;
+}
+
+std::optional<std::vector<WalRecord>> decode_wal_write(std::string_view bytes) {
+  Reader in(bytes);
+  std::vector<WalRecord> out;
+  // Each frame takes at least two bytes (its length and a type byte).
+  for (std::size_t i = 0; i < bytes.size() && !in.done(); ++i) {
+    const std::string frame = in.str();
+    if (!in.ok()) return std::nullopt;
+    auto record = decode_wal_record(frame);
+    if (!record) return std::nullopt;
+    out.push_back(std::move(*record));
+  }
+  if (!in.done() || out.empty()) return std::nullopt;
+  return out;
+}
+
 std::string encode(const SnapRecord& record) {
   const raft::SnapshotMetadata& m = record.snapshot.metadata;
   std::string out(1, kSnap);
@@ -244,12 +272,12 @@ std::optional<Replayed> replay_records(
   for (std::size_t s = 0; s < segments.size(); ++s) {
     raft::Index start = 0;
     for (const std::string& bytes : *segments[s]) {
-      const auto record = decode_wal_record(bytes);
-      HASIM_ASSERT(record.has_value());  // the member wrote it; the disk never corrupts one
-      if (start == 0) {
-        start = record->type == WalRecord::Type::snapshot ? record->marker.start : 0;
+      const auto records = decode_wal_write(bytes);
+      HASIM_ASSERT(records.has_value());  // the member wrote it; the disk never corrupts one
+      for (const WalRecord& record : *records) {
+        if (start == 0 && record.type == WalRecord::Type::snapshot) start = record.marker.start;
+        replay_record(record, snapIndex, out, found, snap);
       }
-      replay_record(*record, snapIndex, out, found, snap);
     }
     out.segmentStarts.push_back(start);
   }

@@ -10,6 +10,11 @@
 //    marker (walpb.Snapshot: index and term). etcd writes each entry and the HardState of one
 //    Ready as records of one Save (wal.go Save: entries first, then the state), and a
 //    snapshot marker before a snapshot's data is relied on (SaveSnap).
+//    The records go through etcd's encoder (wal/encoder.go): each is framed with its length
+//    into a buffer in the process's memory (ioutil.PageWriter), and the buffer reaches the
+//    file when wal.sync flushes it, just before fdatasync. A Save that need not sync
+//    (raft.MustSync false: only the commit moved) leaves its records in the buffer, where a
+//    crash loses them. So one disk record of a segment is one flush: one or more frames.
 //
 // Replay, as etcd's bootstrap does (storage/backend.go, wal.go ReadAll): the newest snapshot
 // whose marker is in the WAL (snap.LoadNewestAvailable: a snapshot file without its WAL
@@ -66,6 +71,21 @@ std::string encode(const WalRecord& record);
 std::optional<WalRecord> decode_wal_record(std::string_view bytes);
 std::string encode(const SnapRecord& record);
 std::optional<SnapRecord> decode_snap_record(std::string_view bytes);
+
+// The encoder's buffer: records framed (length, then bytes) until a flush takes them as one
+// write. Bounded by what the member flushes: every Save that must sync, every cut.
+class WalEncoder {
+ public:
+  void encode(const WalRecord& record);
+  bool empty() const { return buffer_.empty(); }
+  // The frames buffered since the last flush, as one write; the buffer is empty after.
+  std::string flush();
+
+ private:
+  std::string buffer_;
+};
+// The records of one write (a disk record of a segment), in order; nullopt if malformed.
+std::optional<std::vector<WalRecord>> decode_wal_write(std::string_view bytes);
 
 WalRecord entry_record(const raft::Entry& entry);
 WalRecord state_record(const raft::HardState& state);

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/raft/boxed.hpp"
+
 namespace hasim::raft {
 
 using Term = std::uint64_t;
@@ -138,7 +140,7 @@ struct Message {
   std::vector<Entry> entries;
   Index commit = 0;
   PeerId vote = None;  // MsgStorageAppend: the HardState's vote
-  std::optional<Snapshot> snapshot;
+  Boxed<Snapshot> snapshot;  // a pointer upstream too (models/raft/boxed.hpp says why)
   bool reject = false;
   Index rejectHint = 0;
   std::string context;

@@ -20,6 +20,13 @@ std::vector<raft_safety::LogEntry> to_log(const std::vector<etcd::TracedEntry>& 
 
 }  // namespace
 
+bool RaftSafety::wants(std::string_view kind) const {
+  namespace kind_ = etcd::trace_kind;
+  return kind == hasim::trace_kind::kCrash || kind == hasim::trace_kind::kExit ||
+         kind == kind_::kRecovered || kind == kind_::kState || kind == kind_::kPersist ||
+         kind == kind_::kInstall || kind == kind_::kApply;
+}
+
 void RaftSafety::on_event(const TraceEvent& event) {
   if (event.proc != "etcd") return;
   if (event.kind == hasim::trace_kind::kCrash || event.kind == hasim::trace_kind::kExit) {

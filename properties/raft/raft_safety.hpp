@@ -20,6 +20,7 @@ class RaftSafety final : public Property {
  public:
   explicit RaftSafety(std::string spec) : Property(std::move(spec)) {}
   void on_event(const TraceEvent& event) override;
+  bool wants(std::string_view kind) const override;
 
  private:
   // What the adapter keeps of a member: its role as last traced, its durable commit.

@@ -17,6 +17,7 @@ namespace hasim {
 class RaftLeaderTracker final : public TraceObserver {
  public:
   void on_event(const TraceEvent& event) override { roles_.observe(event); }
+  bool wants(std::string_view kind) const override { return etcd::RaftRoles::reads(kind); }
   std::optional<std::string> leader() const { return roles_.leader(); }
 
  private:
