@@ -20,6 +20,8 @@ struct Refusal : std::runtime_error {
 
 // Settings are objects of values, a few levels deep; deeper ones compare as one value.
 constexpr int kMaxSettingDepth = 8;
+// Studies have tens of cells; cells are matched by name in quadratic time.
+constexpr std::size_t kMaxCells = 10'000;
 
 std::string quoted(const std::string& field) { return "\"" + field + "\""; }
 
@@ -72,13 +74,13 @@ StudyInfo study_of(const DiffInput& in, const Json& doc) {
     throw Refusal(in.name + ": field \"report\" is " + report.dump() +
                   ", not a hasim study (the studies: " + study_names() + ")");
   }
-  if (doc.contains("file") && doc["file"] != "report") {
-    throw Refusal(in.name + ": field \"file\" is " + doc["file"].dump() +
+  if (doc.contains("file") && doc.at("file") != "report") {
+    throw Refusal(in.name + ": field \"file\" is " + doc.at("file").dump() +
                   ", not \"report\"; merge shards into a report first (`hasim merge SHARD...`)");
   }
   StudyInfo info = entry->make()->info();
   const Json& format = field(in, doc, "/formatVersion");
-  if (!format.is_number_integer() || format.get<int>() != info.format_version) {
+  if (!format.is_number_integer() || format.get<std::int64_t>() != info.format_version) {
     throw Refusal(in.name + ": field \"formatVersion\" is " + format.dump() +
                   ", this hasim reads " + info.name + " reports of format " +
                   std::to_string(info.format_version) + "; re-run the study with this hasim");
@@ -91,6 +93,10 @@ StudyInfo study_of(const DiffInput& in, const Json& doc) {
 std::vector<std::pair<std::string, std::string>> cells_of(const DiffInput& in, const Json& doc,
                                                           const ComparedCells& layout) {
   const Json& cells = field(in, doc, layout.cells);
+  if (cells.size() > kMaxCells) {
+    throw Refusal(in.name + ": field " + quoted(layout.cells) + " has more than " +
+                  std::to_string(kMaxCells) + " cells");
+  }
   std::vector<std::pair<std::string, std::string>> out;
   if (layout.cell_name.empty()) {
     if (!cells.is_object())
@@ -142,6 +148,11 @@ std::vector<std::int64_t> samples_of(const DiffInput& in, const Json& doc, const
       throw Refusal(in.name + ": field " + quoted(at + "/" + std::to_string(i)) +
                     " must be a whole number of nanoseconds, not " + v.dump());
     }
+    if (where != nullptr && (*where)[i] != 0 && (*where)[i] != 1) {
+      throw Refusal(in.name + ": field " +
+                    quoted(cell + figure.samples_where + "/" + std::to_string(i)) +
+                    " must be 0 or 1, not " + (*where)[i].dump());
+    }
     if (where == nullptr || (*where)[i] == 1) out.push_back(v.get<std::int64_t>());
   }
   return out;
@@ -171,6 +182,10 @@ void read_counts(const DiffInput& in, const Json& doc, const std::string& cell,
                  const ComparedFigure& figure, std::uint64_t& successes, std::uint64_t& trials) {
   successes = count_field(in, doc, cell + figure.successes);
   trials = count_field(in, doc, cell + figure.trials);
+  if (trials > kMaxTrials) {
+    throw Refusal(in.name + ": field " + quoted(cell + figure.trials) + " is above " +
+                  std::to_string(kMaxTrials) + " trials, more than diff compares");
+  }
   if (successes > trials) {
     throw Refusal(in.name + ": field " + quoted(cell + figure.successes) + " exceeds " +
                   quoted(cell + figure.trials));

@@ -83,16 +83,24 @@ std::vector<std::string> row_cells(const DiffRow& r) {
           changed};
 }
 
+// "0.05": alpha as given, in the shortest text that reads back to it.
+std::string format_alpha(double alpha) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, alpha);
+  HASIM_ASSERT(result.ec == std::errc{});
+  return std::string(buffer, result.ptr);
+}
+
 std::string verdict(const DiffReport& r) {
-  const std::string over = "Holm-Bonferroni over the " + std::to_string(r.rows.size()) +
-                           " comparisons, alpha = " + format_fixed(r.alpha, 3);
-  if (r.changed() == 0) return "**No change**: none of the comparisons changed (" + over + ").";
+  const std::string over = "alpha " + format_alpha(r.alpha) + ", Holm-Bonferroni over " +
+                           std::to_string(r.rows.size()) + " comparisons";
+  if (r.changed() == 0) return "**No change** (" + over + ").";
   std::string names;
   for (const DiffRow& row : r.rows) {
     if (row.changed) names += (names.empty() ? "" : ", ") + row.cell + " " + row.figure;
   }
   return "**Changed: " + std::to_string(r.changed()) + " of " + std::to_string(r.rows.size()) +
-         "** comparisons (" + names + "; " + over + ").";
+         " comparisons** (" + over + "): " + names + ".";
 }
 
 // A setting's value, with the duration spelled out for a field in nanoseconds.

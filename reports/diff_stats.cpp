@@ -96,7 +96,7 @@ double normal_upper_quantile(double tail) {
 
 DiffInterval newcombe_interval(std::uint64_t a_successes, std::uint64_t a_trials,
                                std::uint64_t b_successes, std::uint64_t b_trials, double z) {
-  HASIM_ASSERT(a_trials > 0 && b_trials > 0);
+  HASIM_ASSERT(a_trials > 0 && b_trials > 0 && a_trials <= kMaxTrials && b_trials <= kMaxTrials);
   HASIM_ASSERT(a_successes <= a_trials && b_successes <= b_trials);
   const double pa = static_cast<double>(a_successes) / static_cast<double>(a_trials);
   const double pb = static_cast<double>(b_successes) / static_cast<double>(b_trials);
@@ -115,6 +115,7 @@ DiffInterval newcombe_interval(std::uint64_t a_successes, std::uint64_t a_trials
 
 double newcombe_p_value(std::uint64_t a_successes, std::uint64_t a_trials,
                         std::uint64_t b_successes, std::uint64_t b_trials) {
+  HASIM_ASSERT(a_trials <= kMaxTrials && b_trials <= kMaxTrials);
   // Equal proportions (as fractions: cross-multiplied, exact) leave 0 inside at any level.
   if (a_successes * b_trials == b_successes * a_trials) return 1;
   const bool b_higher = b_successes * a_trials > a_successes * b_trials;

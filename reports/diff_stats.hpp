@@ -25,10 +25,13 @@ double normal_upper_tail(double z);
 // to double precision. Above z = 37, where the tail underflows, it returns 37.
 double normal_upper_quantile(double tail);
 
+// Trials a side at most this, so that cross products of counts fit in 64 bits.
+inline constexpr std::uint64_t kMaxTrials = std::uint64_t{1} << 32;
+
 // Newcombe's hybrid score interval (Newcombe 1998, method 10) for pB - pA, with pA =
 // a_successes / a_trials and pB likewise, combining each side's Wilson interval at `z`.
 // Unlike the Wald interval it stays inside [-1, 1] and does not collapse at 0 or n events.
-// Both sides need at least one trial.
+// Both sides need at least one trial and at most kMaxTrials.
 DiffInterval newcombe_interval(std::uint64_t a_successes, std::uint64_t a_trials,
                                std::uint64_t b_successes, std::uint64_t b_trials, double z);
 
