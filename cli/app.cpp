@@ -101,6 +101,23 @@ std::vector<CLI::App*> add_study_commands(CLI::App& report_command, ReportArgs& 
   return commands;
 }
 
+CLI::App* add_diff_command(CLI::App& report_command, ReportDiffArgs& diff) {
+  CLI::App* sub = report_command.add_subcommand(
+      "diff", "Compare two reports of one study cell by cell; exit 1 if any cell changed");
+  sub->add_option("A", diff.a, "the first report JSON (e.g. reports/out/failover/failover.json)")
+      ->required();
+  sub->add_option("B", diff.b, "the second report JSON, of the same study")->required();
+  sub->add_option("--alpha", diff.alpha,
+                  "chance of flagging any change that is not there, over all cells (default "
+                  "0.05)");
+  sub->add_option("--out", diff.out, "also write diff.md and diff.json into this directory");
+  sub->add_flag("--force", diff.force, "overwrite them");
+  sub->add_option("--format", diff.format, "what to print: md (default) or json")
+      ->check(CLI::IsMember({"md", "json"}));
+  add_version(*sub);
+  return sub;
+}
+
 // Arguments no parser took: an unknown study name is left for command_report; a flag of
 // another study is named with the study that has it.
 bool report_extras_ok(const CLI::App& report_command, const std::vector<CLI::App*>& studies,
@@ -156,6 +173,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   report_command->allow_extras();  // an unknown study name: named by command_report
   add_version(*report_command);
   const std::vector<CLI::App*> study_commands = add_study_commands(*report_command, report);
+  ReportDiffArgs diff;
+  CLI::App* diff_command = add_diff_command(*report_command, diff);
   MergeArgs merge;
   CLI::App* merge_command = app.add_subcommand(
       "merge", "Combine report shards (hasim report ... --shard I/N) into the full report");
@@ -172,7 +191,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   add_version(*raft_command);
   CLI::App* transcript_command = raft_command->add_subcommand(
       "transcript", "Run etcd-io/raft datadriven transcripts; PASS/FAIL with a diff per file");
-  transcript_command->add_option("FILE", raft_transcript.files, "transcript files (.txt)")->required();
+  transcript_command->add_option("FILE", raft_transcript.files, "transcript files (.txt)")
+      ->required();
   transcript_command->add_flag("--rewrite", raft_transcript.rewrite,
                                "write the actual outputs back into the files");
   transcript_command
@@ -212,6 +232,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return fuzz_dictionary ? command_fuzz_dictionary(out) : command_list(out, err);
   }
   if (*check_command) return command_check(check, out, err);
+  if (*diff_command) return command_report_diff(diff, out, err);
   if (*report_command) {
     if (!report_extras_ok(*report_command, study_commands, report, err)) return kExitBadInput;
     return command_report(report, out, err);

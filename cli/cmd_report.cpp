@@ -12,7 +12,8 @@ namespace hasim {
 int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err) {
   if (args.list) {
     out << "studies (hasim report STUDY [--trials N] ..., hasim report STUDY --help):\n"
-        << study_list_text();
+        << study_list_text()
+        << "and: hasim report diff A.json B.json  compares two reports of one study\n";
     return kExitHeld;
   }
   if (args.study.empty()) {

@@ -38,6 +38,19 @@ struct ReportArgs {
 
 int command_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
 
+// `hasim report diff A B`: two reports of one study compared (reports/diff). Exit 0 when
+// nothing changed, 1 when something did, 2 on bad input.
+struct ReportDiffArgs {
+  std::string a;
+  std::string b;
+  double alpha = 0.05;
+  std::string out;            // "": print only; else write diff.md and diff.json there
+  bool force = false;         // overwrite them
+  std::string format = "md";  // what is printed: md or json
+};
+
+int command_report_diff(const ReportDiffArgs& args, std::ostream& out, std::ostream& err);
+
 struct CheckArgs {
   std::string scenario;  // "" = the built-in check scenario
   std::uint64_t runs = 100;

@@ -27,6 +27,20 @@ const std::vector<TrialField<FailoverTrial>>& failover_fields() {
   return fields;
 }
 
+// What `hasim report diff` compares in failover.json: per fault, the time without a working
+// leader and the three kinds of trial counted.
+ComparedCells compared_cells() {
+  ComparedCells c;
+  c.cells = "/faults";
+  c.figures = {
+      {"unavailable", "time without a working leader", "", "", "/unavailableSamplesNs", ""},
+      {"dualLeader", "P(two leaders acted at once)", "/dualLeaderTrials", "/trials", "", ""},
+      {"harmful", "P(both leaders' writes accepted)", "/harmfulTrials", "/trials", "", ""},
+      {"notRecovered", "P(no leader came back)", "/notRecovered", "/trials", "", ""}};
+  c.settings = {"/hasimVersion", "/seed", "/trialsPerFault", "/settings"};
+  return c;
+}
+
 class FailoverStudy final : public TrialStudy<FailoverTrial> {
  public:
   const StudyInfo& info() const override {
@@ -34,7 +48,11 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
       StudyInfo i{"failover",
                   "time without a working leader after the leader crashes, is cut off or "
                   "pauses; trials with two leaders",
-                  1000, "fault", election_timing_flags()};
+                  1000,
+                  "fault",
+                  election_timing_flags(),
+                  1,
+                  compared_cells()};
       i.flags.push_back({"--pause", "how long the leader is paused (default 20s)"});
       i.flags.push_back({"--partition", "how long the leader's node is cut off (default 60s)"});
       return i;

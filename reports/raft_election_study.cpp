@@ -28,6 +28,18 @@ const std::vector<TrialField<RaftElectionTrial>>& raft_election_fields() {
   return fields;
 }
 
+// What `hasim report diff` compares in raft-election.json: per line, the time from the
+// crash to a new leader and the share of trials with none within the horizon.
+ComparedCells compared_cells() {
+  ComparedCells c;
+  c.cells = "/lines";
+  c.figures = {
+      {"downtime", "time from the crash to a new leader", "", "", "/downtimeSamplesNs", ""},
+      {"overHorizon", "P(no leader within the horizon)", "/overHorizon", "/trials", "", ""}};
+  c.settings = {"/hasimVersion", "/seed", "/trialsPerLine"};
+  return c;
+}
+
 class RaftElectionStudy final : public TrialStudy<RaftElectionTrial> {
  public:
   const StudyInfo& info() const override {
@@ -37,7 +49,9 @@ class RaftElectionStudy final : public TrialStudy<RaftElectionTrial> {
         "paper mode, and etcd's defaults with 3 and 5 members, PreVote on and off",
         1000,
         "line (a tenth for 150-150)",
-        {}};
+        {},
+        1,
+        compared_cells()};
     return info;
   }
 

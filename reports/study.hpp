@@ -31,6 +31,33 @@ struct StudyFlag {
   std::string help;  // "pause length (default 20s)"
 };
 
+// A figure `hasim report diff` compares between two reports of one study, read from each
+// cell's object in the report JSON through JSON pointers relative to the cell: either a
+// probability (successes out of trials) or a sample of durations (integer nanoseconds).
+struct ComparedFigure {
+  std::string name;       // "unavailable": with the cell's name, what identifies a comparison
+  std::string meaning;    // "time without a working leader", for the reader
+  std::string successes;  // a probability: "/dualLeaderTrials" ...
+  std::string trials;     // ... out of "/trials"
+  std::string samples;    // durations: every sample, "/unavailableSamplesNs"
+  // Optional, for durations: a 0/1 array as long as `samples`; only samples where it is 1
+  // count (upgrade-skew keeps violation times of every trial, 0 for the clean ones).
+  std::string samples_where;
+  bool durations() const { return !samples.empty(); }
+};
+
+// Where a study's report JSON keeps its cells and what `hasim report diff` compares there.
+struct ComparedCells {
+  // An object by cell name ("/faults"), or an array of objects whose member `cell_name`
+  // ("/cell") names each cell.
+  std::string cells;
+  std::string cell_name;
+  std::vector<ComparedFigure> figures;
+  // JSON pointers (objects are walked to their values) shown when two reports differ in
+  // them: what was changed between the runs.
+  std::vector<std::string> settings;
+};
+
 struct StudyInfo {
   std::string name;     // "upgrade-skew": the command, the default folder, the file names
   std::string summary;  // one line, for `hasim report --list` and `hasim list`
@@ -39,6 +66,7 @@ struct StudyInfo {
   std::vector<StudyFlag> flags;
   // Bumped when a study's JSON or shard file changes shape: merge refuses other formats.
   int format_version = 1;
+  ComparedCells compared;
 };
 
 // What the command line gave: --trials and --seed (the generic options that change results)

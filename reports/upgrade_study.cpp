@@ -58,6 +58,20 @@ bool timings_from(const std::map<std::string, std::string>& f, UpgradeSpec& spec
   return true;
 }
 
+// What `hasim report diff` compares in upgrade-skew.json: per cell, the probability of a
+// violation, how long violating upgrades were in violation, and how long upgrades took.
+ComparedCells compared_cells() {
+  ComparedCells c;
+  c.cells = "/cells";
+  c.cell_name = "/cell";
+  c.figures = {{"violation", "P(version-skew violation)", "/violatingTrials", "/trials", "", ""},
+               {"violationTime", "time in violation (violating trials)", "", "",
+                "/trialData/violationTimeNs", "/trialData/violated"},
+               {"upgradeDuration", "upgrade duration", "", "", "/trialData/upgradeDurationNs", ""}};
+  c.settings = {"/hasimVersion", "/options/seed", "/options/trialsPerCell", "/options/settings"};
+  return c;
+}
+
 class UpgradeSkewStudy final : public TrialStudy<UpgradeTrial> {
  public:
   explicit UpgradeSkewStudy(UpgradeModelFactory factory) : factory_(std::move(factory)) {}
@@ -78,7 +92,8 @@ class UpgradeSkewStudy final : public TrialStudy<UpgradeTrial> {
                    {"--to", "new version (default 1.32.0)"},
                    {"--downtime", "how long a node is down (default 30s..90s)"},
                    {"--gap", "wait before the next node (default 30s..60s)"}},
-                  kUpgradeFormatVersion};
+                  kUpgradeFormatVersion,
+                  compared_cells()};
       for (StudyFlag& flag : election_timing_flags()) i.flags.push_back(std::move(flag));
       return i;
     }();
