@@ -31,7 +31,11 @@ bool within(Duration hasim, Duration paper, double tolerance) {
 std::string setup_text(const RaftElectionResults& r) {
   return "Paper lines: 5 members of etcd raft in paper mode (timeouts uniform in [A, B] ms, "
          "heartbeats every A/2, no PreVote or CheckQuorum, each member ticking every 0.5 ms at "
-         "its own random phase, a candidate's RequestVotes sent while its vote is written); "
+         "its own random phase, a candidate's RequestVotes sent while its vote is written, " +
+         (r.options.timerRule == "paper"
+              ? std::string("the paper's timer rule: a new term alone leaves the timer running")
+              : std::string("etcd raft's timer rule: every new term restarts the timer")) +
+         "); "
          "one-way latency uniform in [1, 1.2] ms and a 12.5 ms WAL fsync, so a broadcast (to "
          "all four and back, each voter writing its vote) takes " +
          ms(r.broadcast.mean) + " on average (p99 " + ms(r.broadcast.p99) +
@@ -185,6 +189,7 @@ std::string raft_election_json(const RaftElectionResults& r) {
   doc["hasimVersion"] = kVersion;
   doc["seed"] = r.options.seed;
   doc["trialsPerLine"] = r.options.trials;
+  doc["timerRule"] = r.options.timerRule;
   doc["broadcastNs"] = {
       {"mean", r.broadcast.mean.ns}, {"p50", r.broadcast.p50.ns}, {"p99", r.broadcast.p99.ns}};
   for (const RaftElectionLine& l : r.lines) {

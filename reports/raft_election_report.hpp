@@ -18,6 +18,9 @@ namespace hasim {
 struct RaftElectionOptions {
   std::uint64_t trials = 1000;  // per cell (150-150 runs a tenth)
   std::uint64_t seed = 1;
+  // `--timer-rule`: "etcd" (etcd raft restarts a member's election timer at every new term)
+  // or "paper" (the Raft paper's Figure 2: only a leader's message or a granted vote does).
+  std::string timerRule = "etcd";
 };
 
 struct RaftElectionLine {

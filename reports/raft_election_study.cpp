@@ -36,7 +36,7 @@ ComparedCells compared_cells() {
   c.figures = {
       {"downtime", "time from the crash to a new leader", "", "", "/downtimeSamplesNs", ""},
       {"overHorizon", "P(no leader within the horizon)", "/overHorizon", "/trials", "", ""}};
-  c.settings = {"/hasimVersion", "/seed", "/trialsPerLine"};
+  c.settings = {"/hasimVersion", "/seed", "/trialsPerLine", "/timerRule"};
   return c;
 }
 
@@ -49,8 +49,11 @@ class RaftElectionStudy final : public TrialStudy<RaftElectionTrial> {
         "paper mode, and etcd's defaults with 3 and 5 members, PreVote on and off",
         1000,
         "line (a tenth for 150-150)",
-        {},
-        1,
+        {{"--timer-rule",
+          "paper lines: \"etcd\" (etcd raft restarts the election timer at every new term, "
+          "the default) or \"paper\" (the Raft paper's rule: only a leader's message or a "
+          "granted vote restarts it)"}},
+        2,  // 2: options and report carry timerRule
         compared_cells()};
     return info;
   }
@@ -58,17 +61,26 @@ class RaftElectionStudy final : public TrialStudy<RaftElectionTrial> {
   std::optional<std::string> configure(const StudyArgs& args) override {
     options_.trials = args.trials.value_or(info().default_trials);
     options_.seed = args.seed;
+    const auto rule = args.flags.find("--timer-rule");
+    if (rule != args.flags.end()) options_.timerRule = rule->second;
     return validate();
   }
   void read_options(const Json& j) override {
     options_.trials = j.at("trialsPerLine").get<std::uint64_t>();
     options_.seed = j.at("seed").get<std::uint64_t>();
+    options_.timerRule = j.at("timerRule").get<std::string>();
   }
   OrderedJson options_json() const override {
-    return {{"trialsPerLine", options_.trials}, {"seed", options_.seed}};
+    return {{"trialsPerLine", options_.trials},
+            {"seed", options_.seed},
+            {"timerRule", options_.timerRule}};
   }
   std::optional<std::string> validate() const override {
     if (options_.trials == 0) return "--trials must be at least 1";
+    if (options_.timerRule != "etcd" && options_.timerRule != "paper") {
+      return "--timer-rule \"" + options_.timerRule +
+             "\" is not a rule; use \"etcd\" (the default) or \"paper\"";
+    }
     if (options_.trials > std::numeric_limits<std::uint32_t>::max()) {
       return "--trials " + std::to_string(options_.trials) + " is too many; use fewer trials";
     }
@@ -94,7 +106,7 @@ class RaftElectionStudy final : public TrialStudy<RaftElectionTrial> {
   void prepare_trials() override {
     if (!scenarios_.empty()) return;
     for (const RaftElectionCell& cell : raft_election_cells()) {
-      scenarios_.push_back(raft_election_scenario(cell));
+      scenarios_.push_back(raft_election_scenario(cell, options_.timerRule == "paper"));
     }
   }
   RaftElectionTrial run_trial(std::size_t cell, std::uint64_t seed) const override {

@@ -282,7 +282,7 @@ const std::vector<RaftElectionCell>& raft_election_cells() {
   return cells;
 }
 
-Scenario raft_election_scenario(const RaftElectionCell& cell) {
+Scenario raft_election_scenario(const RaftElectionCell& cell, bool paperTimerRule) {
   Scenario scenario;
   scenario.name = "raft-election-" + cell.name;
   scenario.duration = seconds(3600);
@@ -307,6 +307,7 @@ Scenario raft_election_scenario(const RaftElectionCell& cell) {
     c.tick = kPaperTick;
     c.preVote = false;
     c.checkQuorum = false;
+    c.paperTimerRule = paperTimerRule;
   } else {
     // Loopback-like: members on one host or one rack, 50-150 us one way; the disk is the
     // default datacenter SSD (2 ms fsync).

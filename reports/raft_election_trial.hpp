@@ -63,7 +63,9 @@ inline constexpr Duration kPaperHorizon = seconds(10);
 inline constexpr Duration kEtcdHorizon = seconds(30);
 
 // The world a cell's trials run.
-Scenario raft_election_scenario(const RaftElectionCell& cell);
+// paperTimerRule: paper cells keep a member's election timer when it adopts a newer term
+// (the Raft paper's Figure 2 rule), else etcd raft's (`--timer-rule`).
+Scenario raft_election_scenario(const RaftElectionCell& cell, bool paperTimerRule);
 
 RaftElectionTrial run_raft_election_trial(const Scenario& scenario, const RaftElectionCell& cell,
                                           std::uint64_t seed);

@@ -104,6 +104,7 @@ raft::Config EtcdMember::raft_config(Env& env) {
   c.id = id_;
   c.electionTick = config_.election_ticks();
   c.electionTickMax = config_.election_ticks_max();
+  c.keepElectionTimerOnNewTerm = config_.paper() && config_.paperTimerRule;
   c.heartbeatTick = config_.heartbeat_ticks();
   c.storage = &storage_;
   c.maxSizePerMsg = kMaxSizePerMsg;

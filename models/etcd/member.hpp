@@ -67,6 +67,10 @@ struct EtcdConfig {
   // Paper mode only: B of the [A, B] range (A is electionTimeout), and the tick.
   Duration electionTimeoutMax{};
   Duration tick = milliseconds(1);
+  // Paper mode only: the Raft paper's timer rule (a member that adopts a newer term from a
+  // vote request keeps its election timer; raft::Config::keepElectionTimerOnNewTerm), or,
+  // false, etcd raft's (every new term restarts the timer).
+  bool paperTimerRule = false;
 
   bool paper() const { return mode == EtcdMode::paper; }
   // How often the member ticks raft: etcd ticks once per heartbeat interval.

@@ -41,6 +41,12 @@ struct Config {
   // randomized election timeout is drawn uniformly from [electionTick, electionTickMax]
   // instead of upstream's [electionTick, 2·electionTick). 0: upstream.
   int electionTickMax = 0;
+  // Paper mode, the Raft paper's timer rule (Figure 2, "Rules for Servers": a follower
+  // converts to candidate when the election timeout elapses "without receiving AppendEntries
+  // RPC from current leader or granting vote to candidate"): adopting a higher term from a
+  // vote request or a response leaves the election timer running. Upstream restarts it
+  // (raft.go becomeFollower -> reset), even when the vote is rejected. false: upstream.
+  bool keepElectionTimerOnNewTerm = false;
   // Upstream draws the randomized election timeout from crypto/rand. hasim draws it from a
   // deterministic generator seeded here, so a run replays exactly.
   std::uint64_t randomSeed = 0;

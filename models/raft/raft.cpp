@@ -81,6 +81,7 @@ Raft::Raft(Config& c)
       heartbeatTimeout(c.heartbeatTick),
       electionTimeout(c.electionTick),
       electionTimeoutMax(c.electionTickMax),
+      keepElectionTimerOnNewTerm(c.keepElectionTimerOnNewTerm),
       disableProposalForwarding(c.disableProposalForwarding),
       stepDownOnRemoval(c.stepDownOnRemoval),
       logger(c.logger),

@@ -74,6 +74,7 @@ class Raft {
   int heartbeatTimeout = 0;
   int electionTimeout = 0;
   int electionTimeoutMax = 0;  // paper mode's upper bound (Config::electionTickMax), or 0
+  bool keepElectionTimerOnNewTerm = false;  // paper mode's timer rule (Config), or upstream's
   int randomizedElectionTimeout = 0;
   bool disableProposalForwarding = false;
   bool stepDownOnRemoval = false;

@@ -66,7 +66,17 @@ bool Raft::step_term_check(const Message& m) {
                      " message with higher term from ", hex(m.from), " [term: ", m.term, "]"));
       const bool fromLeader = m.type == MessageType::MsgApp ||
                               m.type == MessageType::MsgHeartbeat || m.type == MessageType::MsgSnap;
+      // Paper mode: a follower or candidate that only learns of a newer term keeps its timer
+      // (Config::keepElectionTimerOnNewTerm); a leader had none running and starts one.
+      const bool keepTimer =
+          keepElectionTimerOnNewTerm && !fromLeader && state != StateType::StateLeader;
+      const int elapsed = electionElapsed;
+      const int randomized = randomizedElectionTimeout;
       become_follower(m.term, fromLeader ? m.from : None);
+      if (keepTimer) {
+        electionElapsed = elapsed;
+        randomizedElectionTimeout = randomized;
+      }
     }
     return true;
   }

@@ -63,6 +63,25 @@ bool check_ticks(JsonReader& r, const std::string& path, Duration low, Duration 
   return true;
 }
 
+// "timerRule": "etcd" (etcd raft's, the default) or "paper" (the Raft paper's Figure 2).
+bool read_timer_rule(JsonReader& r, const Json& section, const std::string& path,
+                     etcd::EtcdConfig& config) {
+  config.paperTimerRule = false;
+  const Json* v = JsonReader::field(section, "timerRule");
+  if (v == nullptr) return true;
+  const std::string at = JsonReader::key_path(path, "timerRule");
+  const auto text = r.string(*v, at);
+  if (!text) return false;
+  if (*text == "etcd" || *text == "paper") {
+    config.paperTimerRule = *text == "paper";
+    return true;
+  }
+  r.error(at, "unknown timer rule " + JsonReader::describe(*v) +
+                  "; use \"etcd\" (every new term restarts the election timer, the default) "
+                  "or \"paper\" (only a leader's message or a granted vote does)");
+  return false;
+}
+
 }  // namespace
 
 std::optional<etcd::EtcdMode> read_mode(JsonReader& r, const Json& section,
@@ -105,7 +124,7 @@ bool read_paper_timing(JsonReader& r, const Json& section, const std::string& pa
   config.tick = tick;
   config.preVote = false;
   config.checkQuorum = false;
-  return true;
+  return read_timer_rule(r, section, path, config);
 }
 
 bool reject_paper_keys(JsonReader& r, const Json& section, const std::string& path) {
@@ -114,6 +133,12 @@ bool reject_paper_keys(JsonReader& r, const Json& section, const std::string& pa
     r.error(JsonReader::key_path(path, "tick"),
             "\"tick\" sets paper mode's tick (etcd ticks once per heartbeatInterval); add "
             "\"mode\": \"paper\" or remove it");
+    ok = false;
+  }
+  if (JsonReader::field(section, "timerRule") != nullptr) {
+    r.error(JsonReader::key_path(path, "timerRule"),
+            "\"timerRule\" chooses paper mode's timer rule (etcd always restarts the timer at "
+            "a new term); add \"mode\": \"paper\" or remove it");
     ok = false;
   }
   const Json* election = JsonReader::field(section, "electionTimeout");

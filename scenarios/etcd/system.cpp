@@ -191,7 +191,7 @@ const ScenarioSystem& etcd_scenario_system() {
     s.key_sets = {{"etcd",
                    {"members", "heartbeatInterval", "electionTimeout", "preVote", "checkQuorum",
                     "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
-                    "unsafeAckBeforeFsync", "mode", "tick", "standby"}}};
+                    "unsafeAckBeforeFsync", "mode", "tick", "timerRule", "standby"}}};
     for (KeySet& set : etcd_member_key_sets()) s.key_sets.push_back(std::move(set));
     s.fault_kinds = etcd_member_fault_kinds();
     s.read = read_etcd;

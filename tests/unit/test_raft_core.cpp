@@ -1,5 +1,6 @@
 // The raft core's own choices beyond the transcripts: the randomized election timeout's
-// range (upstream's [ET, 2·ET) and paper mode's [A, B]) and Config validation.
+// range (upstream's [ET, 2·ET) and paper mode's [A, B]), paper mode's timer rule and Config
+// validation.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -63,6 +64,43 @@ TEST_CASE("raft: paper mode draws the election timeout from [A, B]", "[raft]") {
   REQUIRE(seen == std::set<int>{150, 151, 152, 153, 154, 155});
   c.electionTickMax = 150;  // the paper's 150-150 line: no randomness at all
   REQUIRE(drawn_timeouts(c, 50) == std::set<int>{150});
+}
+
+// A follower (id 1 of {1, 2, 3}, log at index 2 term 1) that has ticked `elapsed` times,
+// then hears a higher-term vote request it must reject (the candidate's log is behind).
+int elapsed_after_rejected_vote(bool keepTimer, int elapsed) {
+  MemoryStorage storage;
+  Snapshot snap;
+  snap.metadata.index = 2;
+  snap.metadata.term = 1;
+  snap.metadata.confState.voters = {1, 2, 3};
+  REQUIRE(storage.apply_snapshot(snap) == StorageError::Ok);
+  Config c = base_config(storage);
+  c.keepElectionTimerOnNewTerm = keepTimer;
+  RawNode node(c);
+  for (int i = 0; i < elapsed; ++i) node.tick();
+  REQUIRE(node.raft().electionElapsed == elapsed);
+  const int timeout = node.raft().randomizedElectionTimeout;
+  Message m;
+  m.type = MessageType::MsgVote;
+  m.from = 2;
+  m.to = 1;
+  m.term = 5;
+  m.logTerm = 1;
+  m.index = 1;  // behind our index 2: rejected
+  REQUIRE(node.step(m) == RaftError::Ok);
+  REQUIRE(node.raft().term == 5);  // the new term is adopted either way
+  REQUIRE(node.raft().vote == None);
+  if (keepTimer) REQUIRE(node.raft().randomizedElectionTimeout == timeout);
+  return node.raft().electionElapsed;
+}
+
+TEST_CASE("raft: a rejected vote request restarts the timer upstream, not under the paper's rule",
+          "[raft]") {
+  // etcd raft: becomeFollower -> reset, so the rejected candidate delays everyone's timeout.
+  REQUIRE(elapsed_after_rejected_vote(false, 7) == 0);
+  // The Raft paper (Figure 2): only a leader's AppendEntries or a granted vote restarts it.
+  REQUIRE(elapsed_after_rejected_vote(true, 7) == 7);
 }
 
 TEST_CASE("raft: Config.validate names what is wrong", "[raft]") {

@@ -115,4 +115,15 @@ TEST_CASE("paper mode in the etcd section", "[scenario][raft]") {
              Catch::Contains("$.etcd.tick") && Catch::Contains("\"mode\": \"paper\""));
   CHECK_THAT(first_error(load_etcd(R"({"electionTimeout": ["150ms", "300ms"]})")),
              Catch::Contains("$.etcd.electionTimeout") && Catch::Contains("paper mode"));
+  // The timer rule: etcd raft's by default, the paper's on request, only in paper mode.
+  CHECK_FALSE(c.paperTimerRule);
+  const LoadResult rule = load_etcd(R"({"mode": "paper", "electionTimeout": ["150ms", "300ms"],
+                                        "timerRule": "paper"})");
+  REQUIRE(rule.errors.empty());
+  CHECK(rule.scenario->section<EtcdSpec>()->config.paperTimerRule);
+  CHECK_THAT(first_error(load_etcd(R"({"mode": "paper", "electionTimeout": ["150ms", "300ms"],
+                                       "timerRule": "logcabin"})")),
+             Catch::Contains("$.etcd.timerRule") && Catch::Contains("\"paper\""));
+  CHECK_THAT(first_error(load_etcd(R"({"timerRule": "paper"})")),
+             Catch::Contains("$.etcd.timerRule") && Catch::Contains("\"mode\": \"paper\""));
 }
