@@ -30,10 +30,10 @@ void Network::set_link(NodeId from, NodeId to, LinkParams params) {
 
 const LinkParams& Network::link(NodeId from, NodeId to) const { return links_[index(from, to)]; }
 
-std::vector<TrueTime> Network::plan_delivery(TrueTime now, const Flight& flight) {
+Network::Arrivals Network::plan_delivery(TrueTime now, const Flight& flight) {
   const LinkParams& params = links_[index(flight.from_node, flight.to_node)];
   Rng& rng = link_rngs_[index(flight.from_node, flight.to_node)];
-  std::vector<TrueTime> arrivals;
+  Arrivals arrivals;
   if (flight.transport == Transport::datagram) {
     if (rng.bernoulli(params.loss)) return arrivals;
     arrivals.push_back(now + params.latency.sample(rng));

@@ -7,12 +7,14 @@
 // the one sent before it on the same connection. A connection has an epoch; dropping it
 // (crash, partition, drop-connections fault) bumps the epoch and every message still in
 // flight on the old epoch is lost on arrival. Loss and duplication apply to datagrams only.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/assert.hpp"
 #include "sim/distribution.hpp"
 #include "sim/env.hpp"
 #include "sim/reachability.hpp"
@@ -48,9 +50,25 @@ class Network {
   Reachability& reachability() { return reachability_; }
   const Reachability& reachability() const { return reachability_; }
 
-  // Draws when copies of a message sent at `now` arrive: empty if lost, two entries if a
-  // datagram is duplicated. Stream sends keep FIFO order per connection.
-  std::vector<TrueTime> plan_delivery(TrueTime now, const Flight& flight);
+  // When the copies of one message arrive: none if lost, two if a datagram is duplicated.
+  // Held inline: every message sent asks for one, so it must not allocate.
+  struct Arrivals {
+    std::array<TrueTime, 2> at{};
+    std::size_t count = 0;
+    void push_back(TrueTime t) {
+      HASIM_ASSERT(count < at.size());
+      at[count++] = t;
+    }
+    bool empty() const { return count == 0; }
+    std::size_t size() const { return count; }
+    TrueTime operator[](std::size_t i) const {
+      HASIM_ASSERT(i < count);
+      return at[i];
+    }
+  };
+  // Draws when copies of a message sent at `now` arrive. Stream sends keep FIFO order per
+  // connection.
+  Arrivals plan_delivery(TrueTime now, const Flight& flight);
 
   std::uint64_t connection_epoch(ProcessId from, ProcessId to) const;
   // Drops the connection between two processes (both directions). True if it existed.

@@ -308,7 +308,7 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
     drop(flight, "unreachable");
     return;
   }
-  const std::vector<TrueTime> arrivals = network_.plan_delivery(now(), flight);
+  const Network::Arrivals arrivals = network_.plan_delivery(now(), flight);
   if (arrivals.empty()) drop(flight, "loss");
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
     if (i > 0)

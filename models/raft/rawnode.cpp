@@ -2,6 +2,7 @@
 // asynchronous storage writes.
 #include "models/raft/rawnode.hpp"
 
+#include <iterator>
 #include <utility>
 
 #include "models/raft/strcat.hpp"
@@ -107,8 +108,18 @@ RaftError RawNode::step(Message m) {
 }
 
 Ready RawNode::ready() {
+  // accept_ready clears r.msgs, so they move into the Ready instead of being copied; the
+  // Ready is what ready_without_accept would build, messages in the same order.
+  std::vector<Message> msgs = std::move(raft_->msgs);
+  raft_->msgs.clear();
   Ready rd = ready_without_accept();
+  if (!rd.messages.empty()) {
+    msgs.insert(msgs.end(), std::make_move_iterator(rd.messages.begin()),
+                std::make_move_iterator(rd.messages.end()));
+  }
+  rd.messages = std::move(msgs);
   accept_ready(rd);
+  HASIM_ASSERT(raft_->msgs.empty());
   return rd;
 }
 

@@ -177,7 +177,7 @@ std::pair<TrueTime, std::uint64_t> draws(const std::string& name, const std::str
   Flight flight;
   flight.to_node = 1;
   flight.transport = Transport::datagram;
-  return {world.network().plan_delivery(TrueTime{}, flight).at(0), process_draw};
+  return {world.network().plan_delivery(TrueTime{}, flight)[0], process_draw};
 }
 
 }  // namespace
