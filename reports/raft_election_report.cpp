@@ -185,7 +185,7 @@ Table raft_election_cell_table(const RaftElectionResults& r) {
 std::string raft_election_json(const RaftElectionResults& r) {
   nlohmann::ordered_json doc;
   doc["report"] = "raft-election";
-  doc["formatVersion"] = 1;
+  doc["formatVersion"] = 2;  // 2: timerRule
   doc["hasimVersion"] = kVersion;
   doc["seed"] = r.options.seed;
   doc["trialsPerLine"] = r.options.trials;

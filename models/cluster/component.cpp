@@ -45,6 +45,32 @@ Component::Component(ComponentConfig config) : config_(std::move(config)) {
 
 Component::~Component() = default;
 
+void Component::trace_start(Env& env) const {
+  if (!config_.load_balanced) {
+    // Only its own node's kube-apiserver (kubeadm's local endpoint), as skew-policy assumes
+    // when "apiservers" is absent; the event is as it always was, so old replays reproduce.
+    env.trace(api::trace_kind::kComponentStart, {{"component", config_.component},
+                                                 {"version", config_.version},
+                                                 {"emulation", config_.emulation},
+                                                 {"identity", identity_},
+                                                 {"lease", lease()},
+                                                 {"coordinated", config_.coordinated}});
+    return;
+  }
+  // Behind a load balancer: every kube-apiserver it may send requests to, for skew-policy.
+  std::string apiservers;
+  for (const std::string& a : config_.apiservers) {
+    apiservers += (apiservers.empty() ? "" : ",") + a;
+  }
+  env.trace(api::trace_kind::kComponentStart, {{"component", config_.component},
+                                               {"version", config_.version},
+                                               {"emulation", config_.emulation},
+                                               {"identity", identity_},
+                                               {"lease", lease()},
+                                               {"coordinated", config_.coordinated},
+                                               {"apiservers", std::move(apiservers)}});
+}
+
 void Component::on_start(Env& env) {
   identity_ = election::lock_identity(config_.node, env.rng());
   HASIM_ASSERT(!election::validate(config_.election, identity_).has_value());
@@ -88,12 +114,7 @@ void Component::on_start(Env& env) {
   elector_ = std::make_unique<election::LeaderElector>(
       config_.election, *lock_, *client_, std::move(callbacks), env.tag_space("elector"));
   work_tags_ = env.tag_space("work");
-  env.trace(api::trace_kind::kComponentStart, {{"component", config_.component},
-                                               {"version", config_.version},
-                                               {"emulation", config_.emulation},
-                                               {"identity", identity_},
-                                               {"lease", lease()},
-                                               {"coordinated", config_.coordinated}});
+  trace_start(env);
   if (config_.coordinated) {
     // KCM and the scheduler: NewCandidate(kube-system, identity, <component lease>, binary,
     // emulation, OldestEmulationVersion), run beside leader election.

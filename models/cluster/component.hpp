@@ -52,6 +52,9 @@ class Component final : public Process {
  private:
   std::string lease() const { return config_.lease_namespace + "/" + config_.lease_name; }
   void work(Env& env);
+  // component-start: its versions, identity and lease (and, behind a load balancer, the
+  // kube-apiservers it may talk to).
+  void trace_start(Env& env) const;
 
   ComponentConfig config_;
   std::string identity_;

@@ -7,6 +7,7 @@
 
 #include "models/cluster/upgrade_spec.hpp"
 #include "properties/no_skew.hpp"
+#include "properties/skew_policy.hpp"
 #include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 
@@ -72,6 +73,10 @@ std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duratio
   return std::make_unique<NoSkew>(spec);
 }
 
+std::unique_ptr<Property> skew_policy(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<SkewPolicy>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& upgrade_check_system() {
@@ -86,6 +91,16 @@ const CheckSystem& upgrade_check_system() {
             "components trace their versions at start; a kube-apiserver serves from its start "
             "until its process stops (a paused or cut-off one still counts as serving)"},
            no_skew},
+          {{"skew-policy", "",
+            "the Kubernetes version-skew policy by binary version, at every instant: serving "
+            "kube-apiservers within one minor of each other; every running "
+            "kube-controller-manager and kube-scheduler (leader or not) never newer than a "
+            "serving kube-apiserver it may talk to (its node's, or all behind a load "
+            "balancer) and at most one minor older; no component emulating a version above "
+            "its binary (KEP-4330)",
+            "components trace their binary and emulation versions and the apiservers they may "
+            "use at start; each runs until its process stops"},
+           skew_policy},
       },
       {
           {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw, &kTimingOps},

@@ -24,6 +24,7 @@ const std::map<std::string, Expected>& expected() {
       {"coordinated-upgrade-3.json", {true, ""}},
       {"coordinated-rollback-3.json", {false, "elected by the election controller"}},
       {"coordinated-emulation-3.json", {true, ""}},
+      {"coordinated-emulation-rollback-3.json", {false, "elected by the election controller"}},
       {"coordinated-priority-3.json", {true, ""}},
       {"mixed-upgrade-3.json", {false, "elected by the election controller"}},
       {"coordinated-old-node-crash-3.json", {false, "took over the expired Lease"}},

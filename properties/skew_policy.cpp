@@ -1,0 +1,143 @@
+#include "properties/skew_policy.hpp"
+
+#include "models/apiserver/trace_kinds.hpp"
+#include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
+
+namespace hasim {
+namespace {
+
+constexpr std::string_view kApiserver = "kube-apiserver";
+
+bool is_client(std::string_view component) {
+  return component == "kube-controller-manager" || component == "kube-scheduler";
+}
+
+std::string process_of(const TraceEvent& event) {
+  return std::string(event.node) + "/" + std::string(event.proc);
+}
+
+// Versions come from validated scenarios through our own models: one the election
+// controller's ParseTolerant rejects is a bug in the trace, not a finding.
+election::SemVer parse(std::string_view text) {
+  auto parsed = election::parse_semver_tolerant(text);
+  HASIM_ASSERT(parsed.has_value());
+  return *parsed;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    out.emplace_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// Minor versions apart when the majors agree; a different major is always too far.
+bool more_than_one_minor_apart(const election::SemVer& a, const election::SemVer& b) {
+  if (a.major != b.major) return true;
+  return (a.minor > b.minor ? a.minor - b.minor : b.minor - a.minor) > 1;
+}
+
+std::string named(const std::string& process, const std::string& version) {
+  return process + " (" + version + ")";
+}
+
+}  // namespace
+
+bool SkewPolicy::wants(std::string_view kind) const {
+  return kind == api::trace_kind::kComponentStart || kind == trace_kind::kCrash ||
+         kind == trace_kind::kExit;
+}
+
+void SkewPolicy::on_event(const TraceEvent& event) {
+  HASIM_ASSERT(event.t >= last_seen_);
+  last_seen_ = event.t;
+  if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) {
+    // Stopping can only remove a counterpart: no rule can start failing here.
+    running_.erase(process_of(event));
+    return;
+  }
+  if (event.kind != api::trace_kind::kComponentStart || violation()) return;
+  const std::string_view component = event.string_field("component");
+  if (component != kApiserver && !is_client(component)) return;
+  Running r;
+  r.component = std::string(component);
+  r.version = std::string(event.string_field("version"));
+  r.emulation = std::string(event.string_field("emulation"));
+  r.binary = parse(r.version);
+  r.apiservers = split_list(event.string_field("apiservers"));
+  // Without the field a controller talks to its own node's kube-apiserver only (kubeadm's
+  // local endpoint; models/cluster/component.cpp traces the list behind a load balancer).
+  if (r.apiservers.empty() && is_client(component)) {
+    r.apiservers.push_back(std::string(event.node) + "/" + std::string(kApiserver));
+  }
+  r.cause = describe_event(event);
+  const std::string process = process_of(event);
+  running_[process] = r;
+  // Every rule relates the newcomer to what already runs: checking at each start is enough.
+  (void)check(event.t, process, r);
+}
+
+bool SkewPolicy::check(TrueTime now, const std::string& process, const Running& r) {
+  if (!r.emulation.empty() && election::compare(parse(r.emulation), r.binary) > 0) {
+    violate(now,
+            "skew-policy: " + process + " emulates " + r.emulation + ", above its binary " +
+                r.version + " (KEP-4330: --emulated-version is at most the binary version)",
+            {r.cause});
+    return false;
+  }
+  return r.component == kApiserver ? check_apiserver(now, process, r)
+                                   : check_client(now, process, r);
+}
+
+// A new kube-apiserver: within one minor of every serving one, and no client that may talk
+// to it newer or more than one minor older.
+bool SkewPolicy::check_apiserver(TrueTime now, const std::string& process, const Running& r) {
+  HASIM_ASSERT(r.component == kApiserver);
+  for (const auto& [other, o] : running_) {
+    if (other == process) continue;
+    if (o.component == kApiserver && more_than_one_minor_apart(r.binary, o.binary)) {
+      violate(now,
+              "skew-policy: kube-apiservers " + named(process, r.version) + " and " +
+                  named(other, o.version) +
+                  " serve at once more than one minor version apart (the policy: newest and "
+                  "oldest within one minor)",
+              {o.cause, r.cause});
+      return false;
+    }
+    if (!is_client(o.component)) continue;
+    for (const std::string& apiserver : o.apiservers) {
+      if (apiserver == process && !check_client(now, other, o)) return false;
+    }
+  }
+  return true;
+}
+
+// A kube-controller-manager or kube-scheduler against every serving kube-apiserver it may
+// send requests to.
+bool SkewPolicy::check_client(TrueTime now, const std::string& process, const Running& r) {
+  HASIM_ASSERT(is_client(r.component));
+  for (const std::string& apiserver : r.apiservers) {
+    const auto it = running_.find(apiserver);
+    if (it == running_.end() || it->second.component != kApiserver) continue;
+    const Running& a = it->second;
+    const int order = election::compare(r.binary, a.binary);
+    if (order <= 0 && !more_than_one_minor_apart(r.binary, a.binary)) continue;
+    const std::string why =
+        order > 0 ? " is newer than " : " is more than one minor version older than ";
+    violate(now,
+            "skew-policy: " + r.component + " " + named(process, r.version) + why +
+                named(apiserver, a.version) +
+                ", a kube-apiserver it communicates with (the policy: never newer, at most "
+                "one minor older)",
+            {a.cause, r.cause});
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hasim
