@@ -55,6 +55,7 @@ void CloudCore::on_start(Env& env) {
       config_.election, *lock_, *client_, std::move(callbacks), env.tag_space("elector"));
   module_tags_ = env.tag_space("modules");
   keepalive_tags_ = env.tag_space("keepalive");
+  patch_tags_ = env.tag_space("patch");
   env.trace(api::trace_kind::kComponentStart, {{"component", "cloudcore"},
                                                {"identity", identity_},
                                                {"lease", lease()},
@@ -68,38 +69,50 @@ void CloudCore::on_start(Env& env) {
   });
 }
 
+void CloudCore::patch_request(Env& env, api::Verb verb, std::shared_ptr<api::Object> pod,
+                              api::ApiTransport::Callback done) {
+  const api::ContextId context = client_->new_context();
+  HASIM_ASSERT(patch_timers_.size() < 16);  // one patch at a time, plus its own cancellation
+  patch_timers_[context] = env.set_timer(config_.patch_dial_timeout, patch_tags_.tag(context));
+  client_->request(env, context, verb, pod_key(), std::move(pod),
+                   [this, context, done](Env& e, const api::Response& answer) {
+                     const auto it = patch_timers_.find(context);
+                     if (it != patch_timers_.end()) {
+                       e.cancel_timer(it->second);
+                       patch_timers_.erase(it);
+                     }
+                     done(e, answer);
+                   });
+}
+
 void CloudCore::patch_gate(Env& env, std::string_view status, std::string_view why,
                            PatchDone done) {
   HASIM_ASSERT(status == kConditionTrue || status == kConditionFalse);
   const std::string value(status);
   const std::string reason(why);
-  // GET the pod (context.Background(): nothing cancels it), then patch what was read.
-  client_->request(
-      env, client_->new_context(), api::Verb::get, pod_key(), nullptr,
-      [this, value, reason, done](Env& e, const api::Response& got) {
-        if (!api::is_success(got.status) || got.object == nullptr) {
-          e.trace(trace_kind::kGatePatch, {{"pod", config_.pod_name},
-                                           {"status", value},
-                                           {"why", reason},
-                                           {"result", std::string(api::to_string(got.status))}});
-          return done(e, got.status);
-        }
-        auto pod = std::make_shared<api::Object>(*got.object);
-        pod->pod.conditions[std::string(kLeaderGate)] = value;  // podutil.UpdatePodCondition
-        // The merge patch has no resourceVersion precondition.
-        pod->resourceVersion = 0;
-        patch_attempt(e, std::move(pod), 1, reason, std::move(done));
-      });
+  patch_request(env, api::Verb::get, nullptr,
+                [this, value, reason, done](Env& e, const api::Response& got) {
+                  auto pod = std::make_shared<api::Object>();
+                  if (api::is_success(got.status) && got.object != nullptr) {
+                    *pod = *got.object;
+                  } else {
+                    // The GET's error is lost; the patch from an empty pod carries only the
+                    // condition, onto the Deployment's pod (gate declared).
+                    pod->key = pod_key();
+                    pod->pod.readinessGates = {std::string(kLeaderGate)};
+                  }
+                  pod->pod.conditions[std::string(kLeaderGate)] = value;  // UpdatePodCondition
+                  pod->resourceVersion = 0;  // the merge patch has no resourceVersion
+                  patch_attempt(e, std::move(pod), 1, reason, done);
+                });
 }
 
 void CloudCore::patch_attempt(Env& env, std::shared_ptr<api::Object> pod, int attempt,
                               std::string_view why, PatchDone done) {
   HASIM_ASSERT(attempt >= 1 && attempt <= config_.patch_retries);
   const std::string reason(why);
-  const api::ObjectKey key = pod->key;
-  client_->request(
-      env, client_->new_context(), api::Verb::update, key, pod,
-      [this, pod, attempt, reason, done](Env& e, const api::Response& answer) {
+  patch_request(
+      env, api::Verb::update, pod, [this, pod, attempt, reason, done](Env& e, const api::Response& answer) {
         // Retried only on Conflict, up to maxRetries attempts.
         if (answer.status == api::Status::conflict && attempt < config_.patch_retries) {
           return patch_attempt(e, pod, attempt + 1, reason, done);

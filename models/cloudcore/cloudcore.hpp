@@ -18,7 +18,12 @@
 //    election; v1.3 never resets it, so a leader that crashed leaves True behind.
 // TryToPatchPodReadinessGate: GET the pod, set the condition, PATCH the status subresource
 // (a strategic-merge patch carries no resourceVersion, so it overwrites nothing else),
-// retried up to 3 times on Conflict only.
+// retried up to 3 times on Conflict only. The GET's error is overwritten unread, so a failed
+// GET still sends the patch (computed from an empty pod: only the condition). Each call builds
+// a new clientset (utils.KubeClient) without a timeout: its requests dial a new connection,
+// which fails after the rest client's 30s dial timeout when the apiserver is unreachable
+// (`patch_dial_timeout`; a reachable but hung apiserver would instead answer 504 after its
+// request timeout, which this model cuts at the same 30s).
 // CloudHub ends a node's session when no keepalive came for keepaliveInterval (30s;
 // KE@v1.5.0:cloud/pkg/cloudhub/handler/messagehandler.go KeepaliveCheckLoop).
 #include <functional>
@@ -54,6 +59,7 @@ struct CloudCoreConfig {
   Duration keepalive_interval = seconds(30);  // cloudHub.keepaliveInterval
   Duration readyz_timeout = seconds(20);      // NewLeaderReadyzAdaptor(20 * time.Second)
   int patch_retries = 3;                      // TryToPatchPodReadinessGate's maxRetries
+  Duration patch_dial_timeout = seconds(30);  // net.Dialer Timeout of a new rest client
 };
 
 class CloudCore final : public Process {
@@ -77,6 +83,10 @@ class CloudCore final : public Process {
   void patch_gate(Env& env, std::string_view status, std::string_view why, PatchDone done);
   void patch_attempt(Env& env, std::shared_ptr<api::Object> pod, int attempt,
                      std::string_view why, PatchDone done);
+  // One request of TryToPatchPodReadinessGate, on its own context, given up (context
+  // canceled) after patch_dial_timeout.
+  void patch_request(Env& env, api::Verb verb, std::shared_ptr<api::Object> pod,
+                     api::ApiTransport::Callback done);
   void started_leading(Env& env);
   void stopped_leading(Env& env);
   void graceful_shutdown(Env& env, std::string_view why);
@@ -94,6 +104,8 @@ class CloudCore final : public Process {
   bool shutting_down_ = false;
   TagSpace module_tags_;     // CloudHub's informer sync
   TagSpace keepalive_tags_;  // one per session: tag(session serial)
+  TagSpace patch_tags_;      // tag(context) of a patch request in flight
+  std::map<api::ContextId, TimerId> patch_timers_;
   struct Session {
     ProcessId edge = 0;
     std::uint64_t serial = 0;

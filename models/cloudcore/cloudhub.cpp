@@ -67,6 +67,12 @@ void CloudCore::close_session(Env& env, const std::string& node, std::string_vie
 void CloudCore::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (client_->on_timer(env, tag)) return;
   if (elector_->on_timer(env, tag)) return;
+  if (patch_tags_.owns(tag)) {
+    // The new connection's dial timed out: the request fails (its context ends).
+    const api::ContextId context = patch_tags_.local(tag);
+    patch_timers_.erase(context);
+    return client_->cancel(env, context);
+  }
   if (module_tags_.owns(tag)) {
     // CloudHub's caches synced: StartCloudHub listens.
     if (shutting_down_) return;

@@ -287,11 +287,14 @@ TEST_CASE("the cloudcore section's mistakes name the field and the fix", "[cloud
   CHECK(loader_test::load(doc).scenario.has_value());
 }
 
-TEST_CASE("single-serving: #2156 in v1.3 is caught, the same schedule in v1.5 holds",
+TEST_CASE("single-serving: #2156 in v1.3 is caught, the same crash in v1.5 holds, a partition "
+          "breaks both",
           "[cloudcore]") {
   for (const auto& [file, holds] : {std::pair{"cloudcore-2156-v1.3.json", false},
                                     std::pair{"cloudcore-2156-v1.5.json", true},
-                                    std::pair{"cloudcore-leader-crash.json", true}}) {
+                                    std::pair{"cloudcore-leader-crash.json", true},
+                                    std::pair{"cloudcore-leader-partitioned-v1.3.json", false},
+                                    std::pair{"cloudcore-leader-partitioned-v1.5.json", false}}) {
     INFO(file);
     const LoadResult loaded = load_scenario_file(
         loader_test::source_path(std::string("scenarios/cloudcore/") + file));
