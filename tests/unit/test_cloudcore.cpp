@@ -308,3 +308,26 @@ TEST_CASE("single-serving: #2156 in v1.3 is caught, the same crash in v1.5 holds
     }
   }
 }
+
+TEST_CASE("edge-reconnects: every break is followed by a connection within the bound",
+          "[cloudcore]") {
+  // cloudcore-2156-v1.3: e3's connection breaks at 2m0.001s; its dials reach the standby and
+  // are refused three times, and it connects to the new leader at 2m45.009s.
+  const LoadResult loaded =
+      load_scenario_file(loader_test::source_path("scenarios/cloudcore/cloudcore-2156-v1.3.json"));
+  REQUIRE(loaded.scenario.has_value());
+  for (const auto& [spec, holds] : {std::pair{"edge-reconnects:46s", true},
+                                    std::pair{"edge-reconnects:44s", false}}) {
+    Scenario scenario = *loaded.scenario;
+    scenario.properties = {spec};
+    const auto run = run_scenario(scenario, RunOptions{});
+    REQUIRE(run.has_value());
+    INFO(spec);
+    CHECK(run->violations.at(0).has_value() == !holds);
+    if (!holds) {
+      CHECK_THAT(run->violations.at(0)->detail,
+                 Catch::Matchers::Contains("e3/edgecore was not connected to a CloudCore within "
+                                           "44s of 2m0.001s: connected only at 2m45.009s"));
+    }
+  }
+}
