@@ -53,6 +53,13 @@ void EdgeHub::connected(Env& env) {
   HASIM_ASSERT(phase_ == Phase::dialing && cloud_.has_value());
   phase_ = Phase::connected;
   env.trace(trace_kind::kEdgeConnected, {{"cloudcore", cloud_name_}});
+  send_keepalive(env);
+}
+
+void EdgeHub::send_keepalive(Env& env) {
+  HASIM_ASSERT(phase_ == Phase::connected && cloud_.has_value());
+  // keepalive(): one keepalive per heartbeat; the write into the socket succeeds unless the
+  // peer's stack answers RST (then ConnectionClosed arrives).
   auto keepalive = std::make_shared<EdgeKeepalive>();
   keepalive->node = config_.node;
   env.send(*cloud_, std::move(keepalive));
@@ -104,15 +111,8 @@ void EdgeHub::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
       // "max retry count reached when connecting to cloud": Init fails; try again in 1 min.
       env.trace(trace_kind::kEdgeInitFailed, {{"attempts", std::int64_t{attempt_}}});
       return wait(env, Phase::init_wait, config_.wait_connection_period);
-    case Phase::connected: {
-      // keepalive(): one keepalive per heartbeat; the write into the socket succeeds unless
-      // the peer's stack answers RST (then ConnectionClosed arrives).
-      auto keepalive = std::make_shared<EdgeKeepalive>();
-      keepalive->node = config_.node;
-      env.send(*cloud_, std::move(keepalive));
-      timer_ = env.set_timer(config_.heartbeat, tags_.tag());
-      return;
-    }
+    case Phase::connected:
+      return send_keepalive(env);
     case Phase::reconnect_wait:
     case Phase::init_wait:
       return init(env);

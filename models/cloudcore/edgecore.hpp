@@ -46,6 +46,7 @@ class EdgeHub final : public Process {
   void dial(Env& env);
   void dial_failed(Env& env, std::string_view why);
   void connected(Env& env);
+  void send_keepalive(Env& env);
   void disconnected(Env& env, std::string_view why);
   void wait(Env& env, Phase phase, Duration after);
 
