@@ -1,6 +1,7 @@
 // CloudCore's CloudHub websocket side (models/cloudcore/cloudcore.hpp): sessions with edge
 // nodes, as KE@v1.5.0:cloud/pkg/cloudhub/handler/messagehandler.go keeps them.
 #include "models/cloudcore/cloudcore.hpp"
+#include "models/cloudcore/keepalived.hpp"
 #include "models/cloudcore/messages.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
 #include "sim/assert.hpp"
@@ -11,6 +12,14 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   HASIM_ASSERT(client_ != nullptr);
   if (const auto* connect = dynamic_cast<const EdgeConnect*>(message.get())) {
     return on_edge_connect(env, from, connect->node);
+  }
+  if (dynamic_cast<const ReadyzRequest*>(message.get()) != nullptr) {
+    // electionHandler on CloudHub's HTTPS server (10002), which a standby does not run:
+    // 200 when the ReadyzAdaptor's check passes, 404 otherwise; no server: refused.
+    auto answer = std::make_shared<ReadyzResponse>();
+    answer->ok = serving_ && !readyz(env).has_value();
+    env.send(from, std::move(answer));
+    return;
   }
   if (const auto* keepalive = dynamic_cast<const EdgeKeepalive*>(message.get())) {
     return on_keepalive(env, from, keepalive->node);

@@ -27,10 +27,17 @@ inline constexpr std::string_view kEdgeInitFailed = "edgehub-init-failed";
 inline constexpr std::string_view kEndpointReady = "service-endpoint-ready";
 inline constexpr std::string_view kEndpointNotReady = "service-endpoint-not-ready";
 
+// keepalived (keepalived.hpp): the vrrp_script's state changed; this host became MASTER (it
+// takes the VIP) or went back to BACKUP.
+inline constexpr std::string_view kVrrpScript = "vrrp-script";
+inline constexpr std::string_view kVrrpMaster = "vrrp-master";
+inline constexpr std::string_view kVrrpBackup = "vrrp-backup";
+
 inline constexpr std::array kAll{kGatePatch,       kModulesStart,
                                  kCloudHubServing, kGracefulShutdown, kSessionOpen,
                                  kSessionClose,   kEdgeConnected,     kEdgeDisconnected,
                                  kEdgeDialFailed, kEdgeInitFailed,    kEndpointReady,
-                                 kEndpointNotReady};
+                                 kEndpointNotReady, kVrrpScript,     kVrrpMaster,
+                                 kVrrpBackup};
 
 }  // namespace hasim::cloudcore::trace_kind

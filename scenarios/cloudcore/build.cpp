@@ -3,6 +3,7 @@
 #include <map>
 
 #include "models/apiserver/trace_kinds.hpp"
+#include "models/cloudcore/keepalived.hpp"
 #include "models/cloudcore/readiness.hpp"
 #include "models/cloudcore/service.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
@@ -95,6 +96,75 @@ void EndpointsController::publish(const std::string& name, bool ready, const std
                      pod.node, {{"process", name}, {"pod", cloudcore_pod_name(pod.node)}, {"why", why}});
 }
 
+// Where the VIP points, outside any process: it follows the keepalived instances' VRRP
+// state from the trace. The host that became MASTER last and still is holds it (the edges'
+// network follows the last gratuitous ARP); the CloudCore on that host is the load balancer's
+// one backend.
+class VipTracker final : public TraceObserver {
+ public:
+  VipTracker(World& world, std::shared_ptr<cloudcore::ServiceEndpoints> service)
+      : world_(world), service_(std::move(service)) {}
+  bool wants(std::string_view kind) const override {
+    return kind == cloudcore::trace_kind::kVrrpMaster ||
+           kind == cloudcore::trace_kind::kVrrpBackup || kind == trace_kind::kCrash ||
+           kind == trace_kind::kExit || kind == trace_kind::kNodeDown;
+  }
+  void on_event(const TraceEvent& event) override {
+    if (!wants(event.kind)) return;
+    const std::string node(event.node);
+    const bool keepalived = event.proc == CloudCoreSpec::kKeepalivedProcess;
+    if (event.kind == cloudcore::trace_kind::kVrrpMaster) {
+      std::erase(masters_, node);
+      masters_.push_back(node);  // the latest gratuitous ARP wins
+    } else if (keepalived || event.kind == trace_kind::kNodeDown) {
+      std::erase(masters_, node);
+    } else {
+      return;
+    }
+    const std::string owner = masters_.empty() ? "" : masters_.back();
+    if (owner == owner_) return;
+    if (!owner_.empty()) publish(owner_, false);
+    owner_ = owner;
+    if (!owner_.empty()) publish(owner_, true);
+  }
+
+ private:
+  void publish(const std::string& node, bool ready) {
+    const std::string process = node + "/" + std::string(CloudCoreSpec::kProcess);
+    const bool changed = service_->set_ready(process, ready);
+    HASIM_ASSERT(changed);
+    world_.trace_fault(ready ? cloudcore::trace_kind::kEndpointReady
+                             : cloudcore::trace_kind::kEndpointNotReady,
+                       node, {{"process", process}, {"pod", cloudcore_pod_name(node)}, {"why", "VIP"}});
+  }
+  World& world_;
+  std::shared_ptr<cloudcore::ServiceEndpoints> service_;
+  std::vector<std::string> masters_;  // in the order they last became MASTER
+  std::string owner_;
+};
+
+void add_keepalived(World& world, const CloudCoreSpec& spec,
+                    const std::shared_ptr<cloudcore::ServiceEndpoints>& service) {
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    cloudcore::KeepalivedConfig config;
+    config.node = spec.nodes[i];
+    config.cloudcore = spec.nodes[i] + "/" + std::string(CloudCoreSpec::kProcess);
+    for (const std::string& peer : spec.nodes) {
+      if (peer != config.node) {
+        config.peers.push_back(peer + "/" + std::string(CloudCoreSpec::kKeepalivedProcess));
+      }
+    }
+    // The guide's two instances: MASTER priority 100 on the first host, BACKUP 99 elsewhere.
+    config.initial_master = i == 0;
+    config.priority = i == 0 ? 100 : 99;
+    world.add_process(*world.find_node(config.node), std::string(CloudCoreSpec::kKeepalivedProcess),
+                      [config] { return std::make_unique<cloudcore::Keepalived>(config); });
+  }
+  auto tracker = std::make_shared<VipTracker>(world, service);
+  world.trace().add_observer(tracker.get());
+  world.keep_alive(tracker);
+}
+
 // The HA Deployment's pod as the scheduler and kubelet leave it: the readiness gate declared,
 // its condition not yet written (so not Ready).
 void create_pod(api::IdealStore& store, ProcessId caller, const CloudCoreSpec& spec,
@@ -133,10 +203,14 @@ void add_cloudcore(World& world, const Scenario& scenario, BuildState& built) {
     create_pod(*wiring->store, process, spec, node_name);
   }
   auto service = std::make_shared<cloudcore::ServiceEndpoints>();
-  auto controller = std::make_shared<EndpointsController>(world, wiring->store, service, spec);
-  world.trace().add_observer(controller.get());
-  world.keep_alive(controller);
   world.keep_alive(service);
+  if (spec.load_balancer == CloudLoadBalancer::keepalived) {
+    add_keepalived(world, spec, service);
+  } else {
+    auto controller = std::make_shared<EndpointsController>(world, wiring->store, service, spec);
+    world.trace().add_observer(controller.get());
+    world.keep_alive(controller);
+  }
   for (const std::string& node_name : spec.edge_nodes) {
     const auto node = world.find_node(node_name);
     HASIM_ASSERT(node.has_value());

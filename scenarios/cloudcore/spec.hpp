@@ -9,7 +9,9 @@
 
 namespace hasim {
 
-enum class CloudLoadBalancer : std::uint8_t { service };
+// "service": a Service over the pods' readiness; "keepalived": a VIP moved by VRRP with a
+// /readyz check (models/cloudcore/keepalived.hpp).
+enum class CloudLoadBalancer : std::uint8_t { service, keepalived };
 
 // KubeEdge CloudCore in hot standby (models/cloudcore/): one CloudCore pod on each of `nodes`
 // (HA Deployment, hostNetwork, anti-affinity), electing through the control plane's
@@ -18,6 +20,7 @@ struct CloudCoreSpec {
   static constexpr std::string_view kSection = "cloudcore";
   static constexpr std::string_view kProcess = "cloudcore";
   static constexpr std::string_view kEdgeProcess = "edgecore";
+  static constexpr std::string_view kKeepalivedProcess = "keepalived";
   std::vector<std::string> nodes;
   std::vector<std::string> edge_nodes;
   cloudcore::CloudCoreConfig config;  // mode, election timings, informerSync, keepaliveInterval

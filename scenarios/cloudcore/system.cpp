@@ -17,7 +17,7 @@ using scenario_loader::Context;
 using scenario_loader::read_duration_field;
 
 const std::vector<std::string> kModeNames{"v1.3", "v1.5"};
-const std::vector<std::string> kLoadBalancerNames{"service"};
+const std::vector<std::string> kLoadBalancerNames{"service", "keepalived"};
 
 bool read_nodes_field(Context& c, const Json& value, const std::string& path,
                       std::string_view key, std::vector<std::string>& target) {
@@ -95,6 +95,9 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   };
   std::vector<std::string> out;
   if (has(spec->nodes)) out.emplace_back(CloudCoreSpec::kProcess);
+  if (has(spec->nodes) && spec->load_balancer == CloudLoadBalancer::keepalived) {
+    out.emplace_back(CloudCoreSpec::kKeepalivedProcess);
+  }
   if (has(spec->edge_nodes)) out.emplace_back(CloudCoreSpec::kEdgeProcess);
   return out;
 }
@@ -115,10 +118,11 @@ const ScenarioSystem& cloudcore_scenario_system() {
     s.read = read_cloudcore;
     s.processes_on = processes_on;
     s.process_origin =
-        "\"cloudcore\" (\"cloudcore\" on each of its nodes, \"edgecore\" on each edge node)";
+        "\"cloudcore\" (\"cloudcore\" on each of its nodes, with \"keepalived\" for that load "
+        "balancer, \"edgecore\" on each edge node)";
     s.build = add_cloudcore;
     s.trace_kinds.assign(cloudcore::trace_kind::kAll.begin(), cloudcore::trace_kind::kAll.end());
-    s.dictionary = {"v1.3", "v1.5", "service", "cc-1/cloudcore", "e1/edgecore",
+    s.dictionary = {"v1.3", "v1.5", "service", "keepalived", "cc-1/keepalived", "cc-1/cloudcore", "e1/edgecore",
                     "leader:kubeedge/cloudcorelease"};
     return s;
   }();

@@ -9,6 +9,7 @@
 #include "models/apiserver/messages.hpp"
 #include "models/cloudcore/cloudcore.hpp"
 #include "models/cloudcore/edgecore.hpp"
+#include "models/cloudcore/keepalived.hpp"
 #include "models/cloudcore/messages.hpp"
 #include "models/cloudcore/readiness.hpp"
 #include "models/cloudcore/service.hpp"
@@ -294,7 +295,9 @@ TEST_CASE("single-serving: #2156 in v1.3 is caught, the same crash in v1.5 holds
                                     std::pair{"cloudcore-2156-v1.5.json", true},
                                     std::pair{"cloudcore-leader-crash.json", true},
                                     std::pair{"cloudcore-leader-partitioned-v1.3.json", false},
-                                    std::pair{"cloudcore-leader-partitioned-v1.5.json", false}}) {
+                                    std::pair{"cloudcore-leader-partitioned-v1.5.json", false},
+                                    std::pair{"cloudcore-keepalived-leader-crash.json", true},
+                                    std::pair{"cloudcore-keepalived-2156-v1.3.json", true}}) {
     INFO(file);
     const LoadResult loaded = load_scenario_file(
         loader_test::source_path(std::string("scenarios/cloudcore/") + file));
@@ -330,4 +333,55 @@ TEST_CASE("edge-reconnects: every break is followed by a connection within the b
                                            "44s of 2m0.001s: connected only at 2m45.009s"));
     }
   }
+}
+
+TEST_CASE("keepalived: the /readyz script rises and falls in twos; VRRP preempts by priority",
+          "[cloudcore]") {
+  FakeEnv env(1);
+  env.processes["cc-2/cloudcore"] = 3;
+  env.processes["cc-1/keepalived"] = 4;
+  KeepalivedConfig config;
+  config.node = "cc-2";
+  config.cloudcore = "cc-2/cloudcore";
+  config.peers = {"cc-1/keepalived"};
+  Keepalived keepalived(config);  // BACKUP, priority 99
+  keepalived.on_start(env);
+  auto answer = [&](bool ok) {
+    auto response = std::make_shared<ReadyzResponse>();
+    response->ok = ok;
+    keepalived.on_message(env, 3, response);
+  };
+  auto advert = [&](int priority) {
+    auto message = std::make_shared<VrrpAdvert>();
+    message->priority = priority;
+    message->node = "cc-1";
+    keepalived.on_message(env, 4, message);
+  };
+  auto fire = [&] {
+    const auto [timer, tag] = *env.advance_to_next_timer();
+    keepalived.on_timer(env, timer, tag);
+  };
+  CHECK(keepalived.effective_priority() == 99);
+  answer(true);
+  CHECK(keepalived.effective_priority() == 99);  // rise 2: one pass is not enough
+  advert(100);  // the MASTER's advertisement holds back a BACKUP of lower priority
+  fire();       // t=2s: the next check
+  CHECK(env.monotonic_now().ns == seconds(2).ns);
+  answer(true);
+  CHECK(keepalived.effective_priority() == 101);  // weight 2
+  advert(100);  // lower than ours now: ignored, so Master_Down runs out
+  fire();
+  // 3 x advert_int + (256 - 99) / 256 x advert_int after the last advertisement it accepted.
+  CHECK(env.monotonic_now().ns == 3'613'281'250);
+  CHECK(keepalived.master());
+  CHECK(env.traces_of(cloudcore::trace_kind::kVrrpMaster).size() == 1);
+  advert(102);  // a higher priority: step down
+  CHECK_FALSE(keepalived.master());
+  fire();  // t=4s: a check nobody answers
+  CHECK(env.monotonic_now().ns == seconds(4).ns);
+  fire();  // t=6s: the unanswered one counts as failed
+  CHECK(env.monotonic_now().ns == seconds(6).ns);
+  CHECK(keepalived.effective_priority() == 101);  // fall 2: one failure is not enough
+  answer(false);
+  CHECK(keepalived.effective_priority() == 99);
 }
