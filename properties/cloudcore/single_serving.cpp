@@ -32,6 +32,7 @@ bool SingleServing::wants(std::string_view kind) const {
 
 void SingleServing::on_event(const TraceEvent& event) {
   namespace cc = cloudcore::trace_kind;
+  if (!wants(event.kind)) return;  // observers see every event; only these change serving
   if (event.kind == cc::kEndpointReady || event.kind == cc::kEndpointNotReady) {
     Server& server = servers_[std::string(event.string_field("process"))];
     server.endpoint_ready = event.kind == cc::kEndpointReady;
