@@ -16,6 +16,7 @@
 #include "models/cloudcore/trace_kinds.hpp"
 #include "models/cluster/component.hpp"
 #include "models/election/record.hpp"
+#include "properties/cloudcore/single_serving.hpp"
 #include "properties/run.hpp"
 #include "scenario_loader_helpers.hpp"
 
@@ -384,4 +385,34 @@ TEST_CASE("keepalived: the /readyz script rises and falls in twos; VRRP preempts
   CHECK(keepalived.effective_priority() == 101);  // fall 2: one failure is not enough
   answer(false);
   CHECK(keepalived.effective_priority() == 99);
+}
+
+TEST_CASE("single-serving reports each dual-serving window with its start, end and causes",
+          "[cloudcore]") {
+  namespace cc = cloudcore::trace_kind;
+  SingleServing property("single-serving");
+  auto at = [](std::int64_t s) { return TrueTime{s * 1'000'000'000}; };
+  auto event = [&](std::int64_t s, std::string_view node, std::string_view proc,
+                   std::string_view kind, std::vector<TraceField> fields) {
+    property.on_event(TraceEvent{at(s), node, proc, kind, std::move(fields)});
+  };
+  event(1, "cc-1", "", cc::kEndpointReady, {{"process", std::string("cc-1/cloudcore")}});
+  event(2, "cc-1", "cloudcore", cc::kSessionOpen, {{"edge", std::string("e1")}});
+  // A CloudCore's other events change nothing; an endpoint withdrawn with a session open
+  // still serves.
+  event(3, "cc-1", "cloudcore", cc::kGatePatch, {});
+  event(4, "cc-1", "", cc::kEndpointNotReady, {{"process", std::string("cc-1/cloudcore")}});
+  event(5, "cc-2", "", cc::kEndpointReady, {{"process", std::string("cc-2/cloudcore")}});
+  event(9, "cc-1", "cloudcore", cc::kSessionClose, {{"edge", std::string("e1")}});
+  event(20, "cc-1", "", cc::kEndpointReady, {{"process", std::string("cc-1/cloudcore")}});
+  event(25, "cc-1", "cloudcore", hasim::trace_kind::kCrash, {});  // the endpoint is still ready
+  property.finish(at(60));
+  REQUIRE(property.violation().has_value());
+  CHECK(property.violation()->at == at(5));
+  CHECK(property.violation()->detail ==
+        "2 window(s) in which two CloudCores served edge traffic through the load balancer: "
+        "[5s, 9s) cc-1/cloudcore and cc-2/cloudcore; [20s, end of run at 1m0s) cc-1/cloudcore "
+        "and cc-2/cloudcore");
+  REQUIRE(property.violation()->causes.size() == 2);
+  CHECK_THAT(property.violation()->causes[0], Catch::Matchers::Contains("cloudhub-session-open"));
 }
