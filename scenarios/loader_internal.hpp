@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the loader (loader*.cpp) and the systems' section and fault readers
 // (scenarios/*/); not for other users.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "scenarios/loader.hpp"
 #include "scenarios/sections.hpp"
+#include "sim/did_you_mean.hpp"
 
 namespace hasim::scenario_loader {
 
@@ -84,5 +86,25 @@ void read_role(Context& c, const Json& value, const std::string& at, FaultSpec& 
 enum class TargetForms { nodes, nodes_or_role, nodes_or_process, process_only };
 void read_targets(Context& c, const Json& fault, const std::string& path, FaultSpec& spec,
                   TargetForms forms);
+
+// Reads `key` of `object` as one of `names` (in enum order) into `target`; false if it was
+// given and is not one of them (the error names the choices and the nearest one).
+template <typename Enum>
+bool read_choice(Context& c, const Json& object, const std::string& path, std::string_view key,
+                 const std::vector<std::string>& names, Enum& target) {
+  const Json* v = JsonReader::field(object, key);
+  if (v == nullptr) return true;
+  const std::string at = JsonReader::key_path(path, key);
+  const auto text = c.reader.string(*v, at);
+  if (!text) return false;
+  const auto it = std::find(names.begin(), names.end(), *text);
+  if (it == names.end()) {
+    c.reader.error(at, "expected " + join_quoted(names, " or ") + ", found \"" + *text + "\"" +
+                           did_you_mean(*text, names));
+    return false;
+  }
+  target = static_cast<Enum>(it - names.begin());
+  return true;
+}
 
 }  // namespace hasim::scenario_loader

@@ -1,12 +1,14 @@
 // The one list of systems. Order matters (see registry.hpp): append.
 #include "systems/registry.hpp"
 
+#include "properties/cloudcore/check.hpp"
 #include "properties/control_plane/check.hpp"
 #include "properties/heartbeat/check.hpp"
 #include "properties/journal/check.hpp"
 #include "properties/raft/check.hpp"
 #include "properties/kernel/check.hpp"
 #include "properties/upgrade_orchestrator/check.hpp"
+#include "scenarios/cloudcore/cloudcore.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/etcd/etcd.hpp"
 #include "scenarios/heartbeat/heartbeat.hpp"
@@ -40,6 +42,10 @@ const std::vector<System>& systems() {
          "etcd members: raft (models/raft) with ticks from the node's clock, peer streams, a "
          "WAL and snapshots on the node's disk (models/etcd)",
          &etcd_scenario_system(), &etcd_check_system()},
+        {"cloudcore",
+         "KubeEdge CloudCore hot standby (v1.3, v1.5) over the control plane: CloudCores "
+         "electing, a Service following their readiness gates, EdgeCores (models/cloudcore)",
+         &cloudcore_scenario_system(), &cloudcore_check_system()},
     };
     for (const System& s : out) {
       HASIM_ASSERT(s.scenario->name == s.name && s.check->name == s.name);

@@ -12,6 +12,8 @@ std::string_view to_string(Kind kind) {
       return "ConfigMap";
     case Kind::lease_candidate:
       return "LeaseCandidate";
+    case Kind::pod:
+      return "Pod";
   }
   return "?";
 }

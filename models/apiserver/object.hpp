@@ -3,7 +3,9 @@
 // mutual-exclusion mechanism Kubernetes offers, a compare-and-swap on it) and the specs the
 // control-plane components use today: coordination.k8s.io/v1 Lease, Endpoints / ConfigMap
 // carrying annotations (the legacy leader-election lock) or data, and the
-// coordination.k8s.io/v1beta1 LeaseCandidate of Coordinated Leader Election (KEP-4355).
+// coordination.k8s.io/v1beta1 LeaseCandidate of Coordinated Leader Election (KEP-4355), and
+// the part of a v1 Pod that pod readiness reads (spec.readinessGates, status.conditions; KubeEdge
+// CloudCore patches its own pod's readiness-gate condition).
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -11,12 +13,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/time.hpp"
 
 namespace hasim::api {
 
-enum class Kind : std::uint8_t { lease, endpoints, config_map, lease_candidate };
+enum class Kind : std::uint8_t { lease, endpoints, config_map, lease_candidate, pod };
 std::string_view to_string(Kind kind);
 
 struct ObjectKey {
@@ -57,6 +60,15 @@ struct LeaseCandidateSpec {
   bool operator==(const LeaseCandidateSpec&) const = default;
 };
 
+// The v1 Pod fields pod readiness depends on, besides its containers' readiness (which the
+// kubelet reports from the container runtime; see models/cloudcore/readiness.hpp).
+struct PodReadiness {
+  std::vector<std::string> readinessGates;  // spec.readinessGates[].conditionType
+  // status.conditions[] as type -> status ("True", "False", "Unknown").
+  std::map<std::string, std::string> conditions;
+  bool operator==(const PodReadiness&) const = default;
+};
+
 struct Object {
   ObjectKey key;
   std::uint64_t resourceVersion = 0;  // 0 in a request: no precondition (create)
@@ -67,6 +79,7 @@ struct Object {
   LeaseSpec lease;                          // kind lease
   std::map<std::string, std::string> data;  // kind config_map
   LeaseCandidateSpec candidate;             // kind lease_candidate
+  PodReadiness pod;                         // kind pod
 };
 
 // metav1.MicroTime keeps microseconds, metav1.Time whole seconds: a time written to the API

@@ -9,26 +9,26 @@
 #include "sim/assert.hpp"
 
 namespace hasim::cluster {
-namespace {
-std::unique_ptr<election::ResourceLock> make_lock(const ComponentConfig& c,
-                                                  const std::string& identity,
-                                                  api::ApiTransport& transport) {
+std::unique_ptr<election::ResourceLock> make_resource_lock(const std::string& lock_type,
+                                                          const std::string& namespace_,
+                                                          const std::string& name,
+                                                          const std::string& identity,
+                                                          api::ApiTransport& transport) {
   auto object_lock = [&](api::Kind kind) {
-    return std::make_unique<election::ObjectLock>(
-        api::ObjectKey{kind, c.lease_namespace, c.lease_name}, identity, transport);
+    return std::make_unique<election::ObjectLock>(api::ObjectKey{kind, namespace_, name}, identity,
+                                                  transport);
   };
-  if (c.lock_type == election::kLeasesLock) return object_lock(api::Kind::lease);
-  if (c.lock_type == election::kEndpointsLock) return object_lock(api::Kind::endpoints);
-  if (c.lock_type == election::kConfigMapsLock) return object_lock(api::Kind::config_map);
-  if (c.lock_type == election::kEndpointsLeasesLock) {
+  if (lock_type == election::kLeasesLock) return object_lock(api::Kind::lease);
+  if (lock_type == election::kEndpointsLock) return object_lock(api::Kind::endpoints);
+  if (lock_type == election::kConfigMapsLock) return object_lock(api::Kind::config_map);
+  if (lock_type == election::kEndpointsLeasesLock) {
     return std::make_unique<election::MultiLock>(object_lock(api::Kind::endpoints),
                                                  object_lock(api::Kind::lease));
   }
-  HASIM_ASSERT(c.lock_type == election::kConfigMapsLeasesLock);  // the loader checked
+  HASIM_ASSERT(lock_type == election::kConfigMapsLeasesLock);  // the loader checked
   return std::make_unique<election::MultiLock>(object_lock(api::Kind::config_map),
                                                object_lock(api::Kind::lease));
 }
-}  // namespace
 
 Duration default_client_timeout(Duration renewDeadline) {
   const Duration half{renewDeadline.ns / 2};
@@ -88,7 +88,8 @@ void Component::on_start(Env& env) {
   client.user = identity_;
   client.timer_tags = env.tag_space("client");
   client_ = std::make_unique<api::ApiClient>(std::move(client));
-  lock_ = make_lock(config_, identity_, *client_);
+  lock_ = make_resource_lock(config_.lock_type, config_.lease_namespace, config_.lease_name,
+                             identity_, *client_);
   election::LeaderCallbacks callbacks;
   callbacks.onStartedLeading = [this](Env& e) {
     acting_ = true;

@@ -37,6 +37,14 @@ struct ComponentConfig {
   bool load_balanced = false;
 };
 
+// resourcelock.New(lockType, namespace, name, ...): "leases", "endpoints", "configmaps" or a
+// MultiLock "endpointsleases" / "configmapsleases" (primary first, then the Lease).
+std::unique_ptr<election::ResourceLock> make_resource_lock(const std::string& lock_type,
+                                                          const std::string& namespace_,
+                                                          const std::string& name,
+                                                          const std::string& identity,
+                                                          api::ApiTransport& transport);
+
 // max(1s, renewDeadline/2), as resourcelock.NewFromKubeconfig sets the HTTP client timeout.
 Duration default_client_timeout(Duration renewDeadline);
 

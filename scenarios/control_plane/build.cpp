@@ -106,6 +106,7 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
     w->post(subscriber, std::make_shared<api::StoreNotify>());
   };
   auto store = std::make_shared<api::IdealStore>(std::move(hooks));
+  wiring->store = store;
   const ElectionPolicy policy = election_policy(scenario);
 
   for (const std::string& node_name : cp.nodes) {

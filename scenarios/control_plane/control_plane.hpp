@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/apiserver/apiserver.hpp"
+#include "models/apiserver/ideal_store.hpp"
 #include "models/election/semver.hpp"
 #include "scenarios/control_plane/spec.hpp"
 #include "scenarios/loader_internal.hpp"
@@ -32,6 +33,9 @@ struct ControlPlaneWiring {
   // The fault conditions of each control-plane node's kube-apiserver, by node name.
   std::map<std::string, std::shared_ptr<api::ApiServerConditions>> conditions;
   std::map<std::string, std::shared_ptr<NodeVersion>> versions;  // by node name
+  // The ideal store behind every kube-apiserver: what systems built on the control plane
+  // read as the cluster's state (CloudCore's pods) and seed before the run.
+  std::shared_ptr<api::IdealStore> store;
   // Who acts as leader for which lease, followed from the trace; only when a fault aims at
   // the "leader" role (it costs an observer call per event).
   std::shared_ptr<const class LeaderTracker> leaders;

@@ -7,7 +7,6 @@
 #include "scenarios/journal/journal.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
-#include "sim/did_you_mean.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
@@ -15,25 +14,7 @@ namespace {
 
 using scenario_loader::Context;
 using scenario_loader::keys;
-
-// Reads `key` as one of `names` (in enum order) into `target`; false if given and invalid.
-template <typename Enum>
-bool read_choice(Context& c, const Json& value, const std::string& path, std::string_view key,
-                 const std::vector<std::string>& names, Enum& target) {
-  const Json* v = JsonReader::field(value, key);
-  if (v == nullptr) return true;
-  const std::string at = JsonReader::key_path(path, key);
-  const auto text = c.reader.string(*v, at);
-  if (!text) return false;
-  const auto it = std::find(names.begin(), names.end(), *text);
-  if (it == names.end()) {
-    c.reader.error(at, "expected " + scenario_loader::join_quoted(names, " or ") + ", found \"" +
-                           *text + "\"" + did_you_mean(*text, names));
-    return false;
-  }
-  target = static_cast<Enum>(it - names.begin());
-  return true;
-}
+using scenario_loader::read_choice;
 
 const std::vector<std::string> kAckNames{"after-fsync", "after-write"};
 const std::vector<std::string> kVolumeNames{"persistent", "ephemeral", "memory"};

@@ -50,6 +50,8 @@ class FakeApi final : public api::ApiTransport {
         return "configmaps";
       case api::Kind::lease_candidate:
         return "leasecandidates";
+      case api::Kind::pod:
+        return "pods";
     }
     return "?";
   }

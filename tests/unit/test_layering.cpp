@@ -37,6 +37,11 @@ const std::set<std::pair<std::string, std::string>> kModelDependencies{
     {"cluster", "apiserver"},
     {"cluster", "election"},
     {"etcd", "raft"},  // an etcd member is one thin adapter around raft's RawNode
+    // CloudCore elects with client-go's LeaderElector over the apiserver client, and reuses
+    // the components' lock factory and acting-leader trace kinds.
+    {"cloudcore", "apiserver"},
+    {"cloudcore", "election"},
+    {"cloudcore", "cluster"},
 };
 
 // (file, included path): violations being removed; delete a row when its include goes.

@@ -1,0 +1,43 @@
+#pragma once
+// The kinds of trace event of KubeEdge CloudCore hot standby (models/cloudcore/), declared
+// once (see sim/trace_kinds.hpp for why).
+#include <array>
+#include <string_view>
+
+namespace hasim::cloudcore::trace_kind {
+
+// TryToPatchPodReadinessGate finished: the condition it wrote, why, and the outcome.
+inline constexpr std::string_view kGatePatch = "readiness-gate-patch";
+// OnStartedLeading: core.StartModules() (the modules start; CloudHub first syncs its caches).
+inline constexpr std::string_view kModulesStart = "cloudcore-modules-start";
+// CloudHub's websocket server listens: from now on this CloudCore accepts edge connections.
+inline constexpr std::string_view kCloudHubServing = "cloudhub-serving";
+// TriggerGracefulShutdown (SIGINT to itself): the modules stop and the process exits.
+inline constexpr std::string_view kGracefulShutdown = "cloudcore-graceful-shutdown";
+// A CloudHub session with an edge node opened / ended (keepalive timeout, shutdown, closed).
+inline constexpr std::string_view kSessionOpen = "cloudhub-session-open";
+inline constexpr std::string_view kSessionClose = "cloudhub-session-close";
+// EdgeHub (edgecore.hpp): connected to a CloudCore, lost it, one dial failed, an Init gave up.
+inline constexpr std::string_view kEdgeConnected = "edgehub-connected";
+inline constexpr std::string_view kEdgeDisconnected = "edgehub-disconnected";
+inline constexpr std::string_view kEdgeDialFailed = "edgehub-dial-failed";
+inline constexpr std::string_view kEdgeInitFailed = "edgehub-init-failed";
+// The Service's endpoints (readiness.hpp): a CloudCore pod's address became ready / not ready
+// in the load balancer (after the endpoints controller's and kube-proxy's delay).
+inline constexpr std::string_view kEndpointReady = "service-endpoint-ready";
+inline constexpr std::string_view kEndpointNotReady = "service-endpoint-not-ready";
+
+// keepalived (keepalived.hpp): the vrrp_script's state changed; this host became MASTER (it
+// takes the VIP) or went back to BACKUP.
+inline constexpr std::string_view kVrrpScript = "vrrp-script";
+inline constexpr std::string_view kVrrpMaster = "vrrp-master";
+inline constexpr std::string_view kVrrpBackup = "vrrp-backup";
+
+inline constexpr std::array kAll{kGatePatch,       kModulesStart,
+                                 kCloudHubServing, kGracefulShutdown, kSessionOpen,
+                                 kSessionClose,   kEdgeConnected,     kEdgeDisconnected,
+                                 kEdgeDialFailed, kEdgeInitFailed,    kEndpointReady,
+                                 kEndpointNotReady, kVrrpScript,     kVrrpMaster,
+                                 kVrrpBackup};
+
+}  // namespace hasim::cloudcore::trace_kind

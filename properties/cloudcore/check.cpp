@@ -1,0 +1,47 @@
+// KubeEdge CloudCore hot standby's check half (properties/check_system.hpp): single-serving
+// and edge-reconnects:BOUND.
+// Its fault choices are the kernel's and the control plane's (crashes, partitions, pauses,
+// apiserver faults), which already aim at every process a scenario runs.
+#include "properties/cloudcore/check.hpp"
+
+#include "properties/cloudcore/edge_reconnects.hpp"
+#include "properties/cloudcore/single_serving.hpp"
+
+namespace hasim {
+namespace {
+
+std::unique_ptr<Property> single_serving(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<SingleServing>(spec);
+}
+
+std::unique_ptr<Property> edge_reconnects(const std::string& spec, std::optional<Duration> bound) {
+  return std::make_unique<EdgeReconnects>(spec, bound.value());
+}
+
+}  // namespace
+
+const CheckSystem& cloudcore_check_system() {
+  static const CheckSystem system{
+      "cloudcore",
+      {
+          {{"single-serving", "",
+            "at no instant do two CloudCores serve edge traffic through the load balancer (a "
+            "ready Service endpoint or an open edge session)",
+            "hot-standby mode; the kubelet restarts an exited CloudCore container"},
+           single_serving},
+          {{"edge-reconnects", "BOUND",
+            "every EdgeHub without a connection (started, or its connection broke) is "
+            "connected to a CloudCore again within BOUND",
+            "a serving CloudCore is reachable through the load balancer within BOUND of each "
+            "break (faults heal)"},
+           edge_reconnects},
+      },
+      {},
+      nullptr,
+      nullptr,
+      nullptr,
+  };
+  return system;
+}
+
+}  // namespace hasim
