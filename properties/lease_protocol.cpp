@@ -47,6 +47,7 @@ std::string holder_text(const std::string& holder) {
 
 LeaseProtocol::Write parse_lease_write(const TraceEvent& event) {
   HASIM_ASSERT(event.kind == api::trace_kind::kLeaseWrite);
+  HASIM_ASSERT(event.int_field("rv") > 0);
   LeaseProtocol::Write w;
   w.t = event.t;
   w.user = std::string(event.string_field("user"));
@@ -108,6 +109,7 @@ void LeaseProtocol::on_read(const TraceEvent& event) {
   const std::string user(event.string_field("user"));
   const std::string object(event.string_field("object"));
   const auto rv = static_cast<std::uint64_t>(event.int_field("rv"));
+  HASIM_ASSERT(rv > 0);  // a stored object has a resourceVersion
   Seen& seen = seen_[{user, object}];
   seen.max_rv = std::max(seen.max_rv, rv);
   const auto it = objects_.find(object);
@@ -145,6 +147,7 @@ void LeaseProtocol::store(const Write& w) {
   s.record = w.record;
   s.raw = w.raw;
   s.renew = w.renew;
+  HASIM_ASSERT(objects_.at(w.object).rv == w.rv);
 }
 
 void LeaseProtocol::fail(const Write& w, std::string rule, std::string detail) {
@@ -206,6 +209,7 @@ void LeaseProtocol::check_holder_change(const Write& w, const Stored& before) {
 // which is the renewTime it writes.
 void LeaseProtocol::check_takeover(const Write& w, const Stored& before) {
   const election::LeaderElectionRecord& old = before.record;
+  HASIM_ASSERT(!old.holderIdentity.empty() && old.holderIdentity != w.record.holderIdentity);
   const Duration ld = seconds(old.leaseDurationSeconds);
   if (w.record.holderIdentity != w.user) {
     if (!old.renewTime.has_value() || !w.record.renewTime.has_value()) return;
