@@ -57,6 +57,7 @@ const std::map<std::string, Expected>& expected() {
       {"scheduler-release-blocks.json", {false, true, "Lease kube-system/kube-scheduler"}},
       {"cle-long-run-gc.json", {true, true, ""}},
       {"renew-slow-path.json", {true, true, ""}},
+      {"renew-after-expiry.json", {true, true, ""}},
   };
   return table;
 }
