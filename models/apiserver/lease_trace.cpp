@@ -1,5 +1,7 @@
 #include "models/apiserver/lease_trace.hpp"
 
+#include <utility>
+
 #include "models/apiserver/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
@@ -18,46 +20,40 @@ struct WriteHead {
   std::int64_t precondition;
 };
 
-// coordination.k8s.io/v1 LeaseSpec as LeaseSpecToLeaderElectionRecord reads it (nil pointers as
-// zero values, nil times as kNilTime).
-void trace_lease(Env& env, const WriteHead& h, const LeaseSpec& spec) {
-  env.trace(trace_kind::kLeaseWrite,
-            {{"user", h.request.user},
-             {"verb", std::string(to_string(h.request.verb))},
-             {"object", describe(h.request.key)},
-             {"rv", h.rv},
-             {"precondition", h.precondition},
-             {"holder", spec.holderIdentity.value_or("")},
-             {"lds", std::int64_t{spec.leaseDurationSeconds.value_or(0)}},
-             {"acquire", time_of(spec.acquireTime)},
-             {"renew", time_of(spec.renewTime)},
-             {"transitions", std::int64_t{spec.leaseTransitions.value_or(0)}},
-             {"strategy", spec.strategy.value_or("")},
-             {"preferred", spec.preferredHolder.value_or("")}});
-}
-
-void trace_candidate(Env& env, const WriteHead& h, const LeaseCandidateSpec& spec) {
+// One lease-write: what every write says, then what its kind stores.
+template <typename... Content>
+void trace_write(Env& env, const WriteHead& h, Content&&... content) {
   env.trace(trace_kind::kLeaseWrite, {{"user", h.request.user},
                                       {"verb", std::string(to_string(h.request.verb))},
                                       {"object", describe(h.request.key)},
                                       {"rv", h.rv},
                                       {"precondition", h.precondition},
-                                      {"lease", spec.leaseName},
-                                      {"renew", time_of(spec.renewTime)},
-                                      {"ping", time_of(spec.pingTime)}});
+                                      std::forward<Content>(content)...});
+}
+
+// coordination.k8s.io/v1 LeaseSpec as LeaseSpecToLeaderElectionRecord reads it (nil pointers as
+// zero values, nil times as kNilTime).
+void trace_lease(Env& env, const WriteHead& h, const LeaseSpec& spec) {
+  trace_write(env, h, TraceField{"holder", spec.holderIdentity.value_or("")},
+              TraceField{"lds", std::int64_t{spec.leaseDurationSeconds.value_or(0)}},
+              TraceField{"acquire", time_of(spec.acquireTime)},
+              TraceField{"renew", time_of(spec.renewTime)},
+              TraceField{"transitions", std::int64_t{spec.leaseTransitions.value_or(0)}},
+              TraceField{"strategy", spec.strategy.value_or("")},
+              TraceField{"preferred", spec.preferredHolder.value_or("")});
+}
+
+void trace_candidate(Env& env, const WriteHead& h, const LeaseCandidateSpec& spec) {
+  trace_write(env, h, TraceField{"lease", spec.leaseName},
+              TraceField{"renew", time_of(spec.renewTime)},
+              TraceField{"ping", time_of(spec.pingTime)});
 }
 
 // The legacy locks keep the record as the annotation's text.
 void trace_annotation(Env& env, const WriteHead& h, const Object& object) {
   const auto it = object.annotations.find(std::string(kLeaderAnnotation));
   HASIM_ASSERT(it != object.annotations.end());
-  env.trace(trace_kind::kLeaseWrite,
-            {{"user", h.request.user},
-             {"verb", std::string(to_string(h.request.verb))},
-             {"object", describe(h.request.key)},
-             {"rv", h.rv},
-             {"precondition", h.precondition},
-             {"record", it->second}});
+  trace_write(env, h, TraceField{"record", it->second});
 }
 
 }  // namespace
