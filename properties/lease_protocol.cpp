@@ -186,7 +186,11 @@ void LeaseProtocol::check_record(const Write& w, const Stored& before) {
 void LeaseProtocol::check_holder_change(const Write& w, const Stored& before) {
   const std::string& was = before.record.holderIdentity;
   const std::string& now = w.record.holderIdentity;
-  const bool controller = controllers_.contains(w.user) && now != w.user;
+  // The election controller (its identity is also its kube-apiserver's elector's, for the
+  // leader-election-controller Lease) names holders and ends terms; it never empties a held
+  // Lease, so a release is judged as any elector's.
+  const bool releases = now.empty() && !was.empty();
+  const bool controller = controllers_.contains(w.user) && now != w.user && !releases;
   if (now == w.user && was != w.user && !was.empty()) return check_takeover(w, before);
   if (controller && !was.empty() && was != now && !now.empty()) return check_takeover(w, before);
   if (controller) return;  // end of term (preferredHolder) or the strategy: not a renewal

@@ -212,6 +212,14 @@ TEST_CASE("lease-protocol (e): under CLE only the election controller sets the h
     trace.write(10, kController, "update", 3, 2, {kB, 5, hasim::api::kNilTime, wall(10), 0});
     CHECK_THAT(trace.detail(), Contains("(c) early election"));
   }
+  SECTION("the controller ends the term (preferredHolder): no renewal") {
+    trace.write(4, kController, "update", 3, 2, {kA, 15, wall(0), wall(2), 0});
+    CHECK(trace.held());
+  }
+  SECTION("the controller empties a Lease another holds") {
+    trace.write(4, kController, "update", 3, 2, {"", 15, wall(0), wall(2), 0});
+    CHECK_THAT(trace.detail(), Contains("(b) release by a non-holder"));
+  }
   SECTION("a candidate takes the Lease itself") {
     trace.write(18, kB, "update", 3, 2, {kB, 15, wall(18), wall(18), 1});
     CHECK_THAT(trace.detail(), Contains("(e) coordinated candidate took"));
