@@ -193,6 +193,12 @@ RunStats World::run_until(TrueTime end) {
   HASIM_ASSERT(end >= now());
   if (!started_) {
     started_ = true;
+    // A node configured with a clock rate says so, as a later clock-rate fault does: a
+    // property that judges a process's own clock (lease-protocol) reads rates from the trace.
+    for (const NodeSlot& node : nodes_) {
+      if (node.clock.rate_ppb() == kRatePerfect) continue;
+      trace_world(trace_kind::kClockRate, node.name, {{"rate_ppb", node.clock.rate_ppb()}});
+    }
     for (ProcessId id = 0; id < processes_.size(); ++id) start(id);
   }
   RunStats stats;

@@ -1,6 +1,7 @@
 #include "models/apiserver/apiserver.hpp"
 
 #include "models/apiserver/ideal_store.hpp"
+#include "models/apiserver/lease_trace.hpp"
 #include "models/apiserver/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
@@ -101,6 +102,11 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
                {"verb", std::string(to_string(request.verb))},
                {"object", describe(request.key)},
                {"rv", static_cast<std::int64_t>(result.object->resourceVersion)}});
+    trace_lease_write(env, request, *result.object);
+  }
+  if (result.status == Status::ok && (request.verb == Verb::get || request.verb == Verb::list)) {
+    if (result.object) trace_lease_read(env, request.user, *result.object);
+    for (const ObjectPtr& item : result.items) trace_lease_read(env, request.user, *item);
   }
   reply(env, pending.client, request.id, result.status, result.object, result.items,
         result.revision);
@@ -158,7 +164,7 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
     return reply(env, pending.client, request.id, Status::gone);
   }
   Watcher watcher{pending.client,         request.id,       request.key.kind,
-                  request.key.namespace_, request.key.name, from};
+                  request.key.namespace_, request.key.name, from, request.user};
   reply(env, pending.client, request.id, Status::ok, {}, {}, config_.store->revision());
   // The cache has released everything up to `released`: the new watcher gets that part of the
   // backlog now, in revision order; the events still queued in the cache reach it as they do
@@ -201,6 +207,7 @@ void ApiServer::send_event(Env& env, Watcher& watcher, const StoreEvent& event) 
   message->watch = watcher.watch;
   message->event = event.type;
   message->object = event.object;
+  if (event.type != WatchEventType::deleted) trace_lease_read(env, watcher.user, *event.object);
   env.send(watcher.client, std::move(message));
 }
 

@@ -76,6 +76,7 @@ class ApiServer final : public Process {
     std::string namespace_;
     std::string name;         // empty: every object of the kind
     std::uint64_t after = 0;  // last revision sent
+    std::string user;         // the client's identity, for traces
   };
   struct Outgoing {
     LocalTime due;  // local monotonic time the watch cache releases it

@@ -8,6 +8,7 @@
 
 #include "models/apiserver/messages.hpp"
 #include "properties/eventually_leader.hpp"
+#include "properties/lease_protocol.hpp"
 #include "properties/single_leader.hpp"
 #include "scenarios/control_plane/spec.hpp"
 #include "scenarios/fault_text.hpp"
@@ -232,6 +233,10 @@ std::unique_ptr<Property> eventually_leader(const std::string& spec,
   return std::make_unique<EventuallyLeader>(spec, *bound);
 }
 
+std::unique_ptr<Property> lease_protocol(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<LeaseProtocol>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& control_plane_check_system() {
@@ -256,6 +261,22 @@ const CheckSystem& control_plane_check_system() {
             "at least one candidate per lease can run; BOUND covers a lease duration plus the "
             "retry jitter (about LD + 2.2*RP) and a kubelet restart if the leader exited"},
            eventually_leader},
+          {{"lease-protocol", "",
+            "every write to a Lease, LeaseCandidate or annotation lock, as kube-apiserver "
+            "commits it: (a) an update is conditional on a resourceVersion its writer was "
+            "served; (b) only the stored holder renews or releases; (c) a held record is taken "
+            "over only after its taker observed it unchanged for leaseDuration on its own "
+            "clock (the election controller: after renewTime + leaseDuration); (d) "
+            "leaseTransitions rises by one when an elector becomes holder and never otherwise, "
+            "and acquireTime changes only at a change of holder; (e) a Coordinated Leader "
+            "Election candidate never makes itself holder; (f) no LeaseCandidate is deleted "
+            "within its validity of its last renewal",
+            "all writers are client-go electors, the election controller or CLE candidates "
+            "(no fallbackAfter, which is not upstream); the LeaseCandidate collector's wall "
+            "clock runs less than 10 min ahead of a candidate's (its rule compares the two); "
+            "the election controller's leaseTransitions are upstream's (left alone when it "
+            "names a holder)"},
+           lease_protocol},
       },
       {
           {"apiserver-slow", can_slow, slow,

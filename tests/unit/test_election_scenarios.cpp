@@ -55,6 +55,9 @@ const std::map<std::string, Expected>& expected() {
       {"graceful-handover.json", {true, true, ""}},
       {"legacy-endpoints-lock.json", {true, true, ""}},
       {"scheduler-release-blocks.json", {false, true, "Lease kube-system/kube-scheduler"}},
+      {"cle-long-run-gc.json", {true, true, ""}},
+      {"renew-slow-path.json", {true, true, ""}},
+      {"renew-after-expiry.json", {true, true, ""}},
   };
   return table;
 }
@@ -81,6 +84,9 @@ TEST_CASE("election scenarios give their expected verdicts", "[election][scenari
       const Violation* eventually = violation_of(result, "eventually-leader");
       CHECK((single == nullptr) == want.single_leader_holds);
       CHECK((eventually == nullptr) == want.eventually_leader_holds);
+      const Violation* protocol = violation_of(result, "lease-protocol");
+      INFO((protocol ? protocol->detail : "lease-protocol held"));
+      CHECK(protocol == nullptr);  // every write follows the protocol, even when leaders overlap
       if (single != nullptr) {
         INFO(single->detail);
         CHECK(single->detail.find(want.detail) != std::string::npos);
