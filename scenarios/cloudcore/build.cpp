@@ -83,8 +83,9 @@ void EndpointsController::reconcile() {
     pod.ready = !why.has_value();
     const bool ready = pod.ready;
     const std::string reason = why.value_or("Ready");
+    // A copy: clang 14 cannot capture a structured binding.
     world_.at(world_.now() + spec_.endpoints_delay,
-              [this, name, ready, reason] { publish(name, ready, reason); });
+              [this, endpoint = name, ready, reason] { publish(endpoint, ready, reason); });
   }
 }
 
