@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/apiserver/trace_kinds.hpp"
+#include "properties/component_versions.hpp"
 #include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
@@ -10,11 +11,7 @@
 namespace hasim {
 namespace {
 
-constexpr std::string_view kApiserver = "kube-apiserver";
-
-bool is_controller(std::string_view component) {
-  return component == "kube-controller-manager" || component == "kube-scheduler";
-}
+constexpr std::string_view kApiserver = kApiserverComponent;
 
 // The emulation version an event names: "emulation", else "version" (a component started
 // without --emulated-version emulates its binary version); "" if it names neither.
@@ -23,13 +20,7 @@ std::string emulation_of(const TraceEvent& event) {
   return std::string(emulation.empty() ? event.string_field("version") : emulation);
 }
 
-// Versions come from our own models, which take them from a validated scenario; one that
-// the election controller's ParseTolerant rejects is a bug in the trace, not a finding.
-election::SemVer parse_version(const std::string& text) {
-  auto parsed = election::parse_semver_tolerant(text);
-  HASIM_ASSERT(parsed.has_value());
-  return *parsed;
-}
+election::SemVer parse_version(const std::string& text) { return parse_traced_version(text); }
 
 std::string at(TrueTime t) { return "t=" + format_seconds(t.ns) + "s"; }
 

@@ -1,29 +1,19 @@
 #include "properties/skew_policy.hpp"
 
 #include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/acting_leaders.hpp"
+#include "properties/component_versions.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
 namespace hasim {
 namespace {
 
-constexpr std::string_view kApiserver = "kube-apiserver";
+constexpr std::string_view kApiserver = kApiserverComponent;
 
-bool is_client(std::string_view component) {
-  return component == "kube-controller-manager" || component == "kube-scheduler";
-}
+bool is_client(std::string_view component) { return is_controller(component); }
 
-std::string process_of(const TraceEvent& event) {
-  return std::string(event.node) + "/" + std::string(event.proc);
-}
-
-// Versions come from validated scenarios through our own models: one the election
-// controller's ParseTolerant rejects is a bug in the trace, not a finding.
-election::SemVer parse(std::string_view text) {
-  auto parsed = election::parse_semver_tolerant(text);
-  HASIM_ASSERT(parsed.has_value());
-  return *parsed;
-}
+election::SemVer parse(std::string_view text) { return parse_traced_version(text); }
 
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> out;

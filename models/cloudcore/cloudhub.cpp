@@ -69,8 +69,10 @@ void CloudCore::close_session(Env& env, const std::string& node, std::string_vie
   HASIM_ASSERT(it != sessions_.end());
   env.cancel_timer(it->second.keepalive_timer);
   if (tell_edge) env.send(it->second.edge, std::make_shared<SessionClosed>());
-  sessions_.erase(it);
+  // Traced before the erase: `node` may be the erased key itself (graceful_shutdown passes
+  // sessions_.begin()->first).
   env.trace(trace_kind::kSessionClose, {{"edge", node}, {"why", std::string(why)}});
+  sessions_.erase(it);
 }
 
 void CloudCore::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {

@@ -24,14 +24,19 @@ Config base_config(MemoryStorage& storage) {
   return c;
 }
 
-// The timeouts a member draws over many elections it starts alone (each campaign resets).
-std::set<int> drawn_timeouts(Config c, int draws) {
-  MemoryStorage storage;
+// Voters {1, 2, 3}, the log at index 2, term 1 (a snapshot).
+void three_voters(MemoryStorage& storage) {
   Snapshot snap;
   snap.metadata.index = 2;
   snap.metadata.term = 1;
   snap.metadata.confState.voters = {1, 2, 3};
   REQUIRE(storage.apply_snapshot(snap) == StorageError::Ok);
+}
+
+// The timeouts a member draws over many elections it starts alone (each campaign resets).
+std::set<int> drawn_timeouts(Config c, int draws) {
+  MemoryStorage storage;
+  three_voters(storage);
   c.storage = &storage;
   RawNode node(c);
   std::set<int> seen;
@@ -66,15 +71,13 @@ TEST_CASE("raft: paper mode draws the election timeout from [A, B]", "[raft]") {
   REQUIRE(drawn_timeouts(c, 50) == std::set<int>{150});
 }
 
+namespace {
+
 // A follower (id 1 of {1, 2, 3}, log at index 2 term 1) that has ticked `elapsed` times,
 // then hears a higher-term vote request it must reject (the candidate's log is behind).
 int elapsed_after_rejected_vote(bool keepTimer, int elapsed) {
   MemoryStorage storage;
-  Snapshot snap;
-  snap.metadata.index = 2;
-  snap.metadata.term = 1;
-  snap.metadata.confState.voters = {1, 2, 3};
-  REQUIRE(storage.apply_snapshot(snap) == StorageError::Ok);
+  three_voters(storage);
   Config c = base_config(storage);
   c.keepElectionTimerOnNewTerm = keepTimer;
   RawNode node(c);
@@ -94,6 +97,8 @@ int elapsed_after_rejected_vote(bool keepTimer, int elapsed) {
   if (keepTimer) REQUIRE(node.raft().randomizedElectionTimeout == timeout);
   return node.raft().electionElapsed;
 }
+
+}  // namespace
 
 TEST_CASE("raft: a rejected vote request restarts the timer upstream, not under the paper's rule",
           "[raft]") {
