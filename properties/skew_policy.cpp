@@ -11,9 +11,6 @@ namespace {
 
 constexpr std::string_view kApiserver = kApiserverComponent;
 
-bool is_client(std::string_view component) { return is_controller(component); }
-
-election::SemVer parse(std::string_view text) { return parse_traced_version(text); }
 
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> out;
@@ -53,16 +50,16 @@ void SkewPolicy::on_event(const TraceEvent& event) {
   }
   if (event.kind != api::trace_kind::kComponentStart || violation()) return;
   const std::string_view component = event.string_field("component");
-  if (component != kApiserver && !is_client(component)) return;
+  if (component != kApiserver && !is_controller(component)) return;
   Running r;
   r.component = std::string(component);
   r.version = std::string(event.string_field("version"));
   r.emulation = std::string(event.string_field("emulation"));
-  r.binary = parse(r.version);
+  r.binary = parse_traced_version(r.version);
   r.apiservers = split_list(event.string_field("apiservers"));
   // Without the field a controller talks to its own node's kube-apiserver only (kubeadm's
   // local endpoint; models/cluster/component.cpp traces the list behind a load balancer).
-  if (r.apiservers.empty() && is_client(component)) {
+  if (r.apiservers.empty() && is_controller(component)) {
     r.apiservers.push_back(std::string(event.node) + "/" + std::string(kApiserver));
   }
   r.cause = describe_event(event);
@@ -73,7 +70,7 @@ void SkewPolicy::on_event(const TraceEvent& event) {
 }
 
 bool SkewPolicy::check(TrueTime now, const std::string& process, const Running& r) {
-  if (!r.emulation.empty() && election::compare(parse(r.emulation), r.binary) > 0) {
+  if (!r.emulation.empty() && election::compare(parse_traced_version(r.emulation), r.binary) > 0) {
     violate(now,
             "skew-policy: " + process + " emulates " + r.emulation + ", above its binary " +
                 r.version + " (KEP-4330: --emulated-version is at most the binary version)",
@@ -99,7 +96,7 @@ bool SkewPolicy::check_apiserver(TrueTime now, const std::string& process, const
               {o.cause, r.cause});
       return false;
     }
-    if (!is_client(o.component)) continue;
+    if (!is_controller(o.component)) continue;
     for (const std::string& apiserver : o.apiservers) {
       if (apiserver == process && !check_client(now, other, o)) return false;
     }
@@ -110,7 +107,7 @@ bool SkewPolicy::check_apiserver(TrueTime now, const std::string& process, const
 // A kube-controller-manager or kube-scheduler against every serving kube-apiserver it may
 // send requests to.
 bool SkewPolicy::check_client(TrueTime now, const std::string& process, const Running& r) {
-  HASIM_ASSERT(is_client(r.component));
+  HASIM_ASSERT(is_controller(r.component));
   for (const std::string& apiserver : r.apiservers) {
     const auto it = running_.find(apiserver);
     if (it == running_.end() || it->second.component != kApiserver) continue;
