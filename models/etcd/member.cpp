@@ -1,5 +1,7 @@
 #include "models/etcd/member.hpp"
 
+#include <typeinfo>
+
 #include "models/etcd/trace_entries.hpp"
 #include "models/etcd/trace_kinds.hpp"
 #include "models/etcd/wal.hpp"
@@ -151,8 +153,12 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
 }
 
 void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
-  // Peer messages first: nearly every message is one (a failed dynamic_cast costs most).
-  const auto* raft = dynamic_cast<const RaftMessage*>(message.get());
+  // Peer messages first: nearly every message is one. typeid of a final class is one
+  // comparison; a dynamic_cast walks the type's bases.
+  const MessageBody& body = *message;
+  const auto* raft = typeid(body) == typeid(RaftMessage)
+                         ? static_cast<const RaftMessage*>(message.get())
+                         : nullptr;
   if (raft == nullptr) {
     const auto* request = dynamic_cast<const MemberRequest*>(message.get());
     // connection-closed: rafthttp redials; raft needs nothing.
@@ -163,8 +169,15 @@ void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
   }
   api_->heard(raft->message.from, env.monotonic_now());
   // A message of a peer not (or no longer) in the configuration is refused by raft
-  // (ErrStepPeerNotFound), as etcd's Process drops it.
-  (void)node_->step(raft->message);
+  // (ErrStepPeerNotFound), as etcd's Process drops it. The delivered flight is usually the
+  // body's sole owner (a duplicated datagram's copies share it): then nobody else can read
+  // it, and raft takes its entries without a copy. The body was made non-const
+  // (std::make_shared in send), so moving out of it is defined.
+  if (message.use_count() == 1) {
+    (void)node_->step(std::move(const_cast<RaftMessage*>(raft)->message));
+  } else {
+    (void)node_->step(raft->message);
+  }
   pump(env);
 }
 
