@@ -75,7 +75,11 @@ int command_list(std::ostream& out, std::ostream& err) {
   out << "\nProperties (\"properties\" in a scenario):\n";
   for (const PropertyInfo& p : property_catalog()) {
     out << "  " << p.name;
-    if (!p.argument.empty()) out << ":" << p.argument;
+    if (!p.argument.empty() && p.argument.front() == '[') {
+      out << "[:" << p.argument.substr(1);  // "no-skew[:BOUND]": the bound may be left out
+    } else if (!p.argument.empty()) {
+      out << ":" << p.argument;
+    }
     out << "\n      " << p.summary << "\n      assumes: " << p.assumes << "\n";
   }
   out << "\nStudies (hasim report STUDY; hasim report STUDY --help):\n" << study_list_text();

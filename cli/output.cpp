@@ -1,5 +1,7 @@
 #include "cli/output.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,6 +69,23 @@ std::string rate(double value) {
   }
   return buffer;
 }
+
+// Each window of a property with more than an instant to show: start, end, length; a long
+// run's list is cut after a few (the summary line has the totals).
+void print_windows(std::ostream& out, const std::vector<ViolationWindow>& windows) {
+  constexpr std::size_t kShown = 5;
+  const bool instants = std::all_of(windows.begin(), windows.end(),
+                                    [](const ViolationWindow& w) { return w.start == w.end; });
+  if (instants) return;
+  for (std::size_t i = 0; i < windows.size() && i < kShown; ++i) {
+    const ViolationWindow& w = windows[i];
+    out << "            window t=" << format_seconds(w.start.ns) << "s to t="
+        << format_seconds(w.end.ns) << "s (" << format_duration(w.end - w.start) << ")\n";
+  }
+  if (windows.size() > kShown) {
+    out << "            ... " << windows.size() - kShown << " more windows\n";
+  }
+}
 }  // namespace
 
 void print_summary(const Scenario& scenario, const RunResult& result, std::ostream& out) {
@@ -85,7 +104,12 @@ void print_summary(const Scenario& scenario, const RunResult& result, std::ostre
   out << "properties\n";
   for (std::size_t i = 0; i < result.property_specs.size(); ++i) {
     const auto& violation = result.violations[i];
-    out << (violation ? "  VIOLATED  " : "  held      ") << result.property_specs[i] << "\n";
+    const std::vector<ViolationWindow>& windows = result.windows[i];
+    out << (violation ? "  VIOLATED  " : "  held      ") << result.property_specs[i];
+    // A bounded property (no-skew:BOUND) can hold with windows under its bound.
+    if (!windows.empty()) out << " (" << describe_windows(summarize(windows)) << ")";
+    out << "\n";
+    print_windows(out, windows);
     if (!violation) continue;
     out << "            at t=" << format_seconds(violation->at.ns) << "s: " << violation->detail
         << "\n";

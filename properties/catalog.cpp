@@ -39,6 +39,7 @@ std::optional<std::string> validate_property_spec(std::string_view spec) {
     return std::nullopt;
   }
   if (colon == std::string_view::npos) {
+    if (info->argument.front() == '[') return std::nullopt;  // an optional bound, left out
     return "property \"" + std::string(name) + "\" needs a bound, e.g. \"" + std::string(name) +
            ":10s\"";
   }

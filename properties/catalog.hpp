@@ -13,7 +13,7 @@ namespace hasim {
 
 struct PropertyInfo {
   std::string_view name;
-  std::string_view argument;  // "" if none, else e.g. "BOUND" (a duration)
+  std::string_view argument;  // "" if none, else e.g. "BOUND" (a duration); "[BOUND]": optional
   std::string_view summary;
   std::string_view assumes;
 };

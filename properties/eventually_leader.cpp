@@ -22,7 +22,19 @@ void EventuallyLeader::track_faults(const TraceEvent& event) {
   const std::int64_t active =
       cuts_ + static_cast<std::int64_t>(paused_.size()) + nodes_down_ + apiserver_faults_;
   if (active == 0 && active_faults_ > 0) healed_since_ = event.t;
+  // A fault suspends the obligation: overdue windows end here.
+  if (active > 0 && active_faults_ == 0) {
+    for (const auto& [lease, window] : overdue_) close_window(window, event.t);
+    overdue_.clear();
+  }
   active_faults_ = active;
+}
+
+void EventuallyLeader::close_overdue(const std::string& lease, TrueTime at) {
+  const auto it = overdue_.find(lease);
+  if (it == overdue_.end()) return;
+  close_window(it->second, at);
+  overdue_.erase(it);
 }
 
 void EventuallyLeader::on_event(const TraceEvent& event) {
@@ -30,6 +42,7 @@ void EventuallyLeader::on_event(const TraceEvent& event) {
   for (const ActingChange& change : leaders_.observe(event)) {
     if (change.started) {
       leaderless_since_.erase(change.lease);
+      close_overdue(change.lease, event.t);
     } else if (leaders_.acting().at(change.lease).empty()) {
       leaderless_since_[change.lease] = event.t;
     }
@@ -53,10 +66,14 @@ void EventuallyLeader::check(TrueTime now) {
     if (from > since) detail += " (faults healed at t=" + format_seconds(from.ns) + "s)";
     detail += " to at least t=" + format_seconds(now.ns) + "s, longer than the bound " +
               format_duration(bound_);
+    if (!overdue_.contains(lease)) overdue_.emplace(lease, open_window(from + bound_, detail));
     violate(from + bound_, std::move(detail), {});
   }
 }
 
-void EventuallyLeader::finish(TrueTime end) { check(end); }
+void EventuallyLeader::finish(TrueTime end) {
+  check(end);
+  close_open_windows(end);
+}
 
 }  // namespace hasim

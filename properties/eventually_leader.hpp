@@ -23,6 +23,8 @@ class EventuallyLeader final : public Property {
   Duration bound_;
   ActingLeaders leaders_;
   std::map<std::string, TrueTime> leaderless_since_;  // leases nobody acts for
+  std::map<std::string, std::size_t> overdue_;        // lease -> its open violation window
+  void close_overdue(const std::string& lease, TrueTime at);
   std::int64_t active_faults_ = 0;
   TrueTime healed_since_{};
   std::set<std::string> paused_;  // processes paused now

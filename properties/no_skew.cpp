@@ -158,14 +158,29 @@ void NoSkew::finish(TrueTime end) {
   }
   open_.clear();
   last_seen_ = end;
-  if (intervals_.empty()) return;
-  const SkewInterval& first = intervals_.front();
-  std::string detail = describe(first);
+  // The first interval, or with a bound the first one longer than it, is the violation.
+  const auto reported = std::find_if(intervals_.begin(), intervals_.end(),
+                                     [this](const SkewInterval& interval) {
+                                       return !bound_ || interval.end - interval.start > *bound_;
+                                     });
+  if (reported == intervals_.end()) return;
+  std::string detail = describe(*reported);
+  if (bound_) detail += " That is longer than the bound " + format_duration(*bound_) + ".";
   if (intervals_.size() > 1) {
     detail += " This run had " + std::to_string(intervals_.size()) + " skew violations, " +
               format_duration(total_violation_time()) + " of true time in all.";
   }
-  violate(first.start, std::move(detail), first.causes);
+  violate(bound_ ? reported->start + *bound_ : reported->start, std::move(detail),
+          reported->causes);
+}
+
+std::vector<ViolationWindow> NoSkew::windows() const {
+  std::vector<ViolationWindow> out;
+  out.reserve(intervals_.size());
+  for (const SkewInterval& interval : intervals_) {
+    out.push_back({interval.start, interval.open ? last_seen_ : interval.end, describe(interval)});
+  }
+  return out;
 }
 
 Duration NoSkew::total_violation_time() const {

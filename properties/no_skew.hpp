@@ -61,9 +61,12 @@ class NoSkew final : public Property {
     std::vector<std::string> causes;
   };
 
-  explicit NoSkew(std::string spec) : Property(std::move(spec)) {}
+  // `bound` (no-skew:BOUND): only an interval longer than it is a violation.
+  NoSkew(std::string spec, std::optional<Duration> bound)
+      : Property(std::move(spec)), bound_(bound) {}
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
+  std::vector<ViolationWindow> windows() const override;
 
   // Every interval so far, in the order they started (all closed after finish()).
   const std::vector<SkewInterval>& intervals() const { return intervals_; }
@@ -103,6 +106,7 @@ class NoSkew final : public Property {
   // acting leader at its time.
   void reevaluate(const TraceEvent& event);
 
+  std::optional<Duration> bound_;
   ActingLeaders leaders_;
   std::map<std::string, Serving> serving_;         // kube-apiservers by process
   std::map<LeaderKey, LeaderInfo> leader_info_;    // acting KCM and scheduler leaders

@@ -72,6 +72,7 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
     property->finish(result.stats.end);
     result.property_specs.push_back(property->spec());
     result.violations.push_back(property->violation());
+    result.windows.push_back(property->windows());
   }
   const TraceHash& hash = world->trace().hash();
   result.trace_hash = hash.value();

@@ -39,6 +39,7 @@ struct RunResult {
   std::vector<std::string> captured;                 // if capture_lines > 0
   std::vector<std::string> property_specs;           // in scenario order
   std::vector<std::optional<Violation>> violations;  // parallel to property_specs
+  std::vector<std::vector<ViolationWindow>> windows; // parallel to property_specs
   std::vector<ResolvedRole> resolved_roles;          // in the order the faults fired
   double wall_seconds = 0.0;                         // measured, never part of the trace
 

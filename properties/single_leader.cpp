@@ -93,4 +93,14 @@ void SingleLeader::finish(TrueTime end) {
   violate(chosen->start, std::move(detail), chosen->causes);
 }
 
+std::vector<ViolationWindow> SingleLeader::windows() const {
+  std::vector<ViolationWindow> out;
+  out.reserve(overlaps_.size());
+  // finish() gave open overlaps their end.
+  for (const Overlap& overlap : overlaps_) {
+    out.push_back({overlap.start, overlap.end, describe(overlap)});
+  }
+  return out;
+}
+
 }  // namespace hasim

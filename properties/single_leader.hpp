@@ -18,6 +18,7 @@ class SingleLeader final : public Property {
   explicit SingleLeader(std::string spec) : Property(std::move(spec)) {}
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
+  std::vector<ViolationWindow> windows() const override;
   // After finish(): how many overlaps the run had, and how many of them were harmful.
   std::size_t overlaps() const { return overlaps_.size(); }
   std::size_t harmful_overlaps() const { return harmful_; }

@@ -44,11 +44,13 @@ void SkewPolicy::on_event(const TraceEvent& event) {
   HASIM_ASSERT(event.t >= last_seen_);
   last_seen_ = event.t;
   if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) {
-    // Stopping can only remove a counterpart: no rule can start failing here.
+    // Stopping can only remove a counterpart: no rule can start failing here, and the
+    // violation window may end.
     running_.erase(process_of(event));
+    maybe_close_window(event.t);
     return;
   }
-  if (event.kind != api::trace_kind::kComponentStart || violation()) return;
+  if (event.kind != api::trace_kind::kComponentStart) return;
   const std::string_view component = event.string_field("component");
   if (component != kApiserver && !is_controller(component)) return;
   Running r;
@@ -65,48 +67,65 @@ void SkewPolicy::on_event(const TraceEvent& event) {
   r.cause = describe_event(event);
   const std::string process = process_of(event);
   running_[process] = r;
+  // A restart replaces the process's old entry, which may have been what violated.
+  maybe_close_window(event.t);
   // Every rule relates the newcomer to what already runs: checking at each start is enough.
-  (void)check(event.t, process, r);
+  if (std::optional<Finding> finding = check(process, r)) {
+    if (!window_) window_ = open_window(event.t, finding->detail);
+    violate(event.t, std::move(finding->detail), std::move(finding->causes));
+  }
 }
 
-bool SkewPolicy::check(TrueTime now, const std::string& process, const Running& r) {
-  if (!r.emulation.empty() && election::compare(parse_traced_version(r.emulation), r.binary) > 0) {
-    violate(now,
-            "skew-policy: " + process + " emulates " + r.emulation + ", above its binary " +
-                r.version + " (KEP-4330: --emulated-version is at most the binary version)",
-            {r.cause});
-    return false;
+void SkewPolicy::finish(TrueTime end) { close_open_windows(end); }
+
+// The window lasts while some running component breaks a rule (bounded by the components).
+void SkewPolicy::maybe_close_window(TrueTime now) {
+  if (!window_) return;
+  for (const auto& [process, r] : running_) {
+    if (check(process, r)) return;
   }
-  return r.component == kApiserver ? check_apiserver(now, process, r)
-                                   : check_client(now, process, r);
+  close_window(*window_, now);
+  window_.reset();
+}
+
+std::optional<SkewPolicy::Finding> SkewPolicy::check(const std::string& process,
+                                                     const Running& r) const {
+  if (!r.emulation.empty() && election::compare(parse_traced_version(r.emulation), r.binary) > 0) {
+    return Finding{"skew-policy: " + process + " emulates " + r.emulation +
+                       ", above its binary " + r.version +
+                       " (KEP-4330: --emulated-version is at most the binary version)",
+                   {r.cause}};
+  }
+  return r.component == kApiserver ? check_apiserver(process, r) : check_client(process, r);
 }
 
 // A new kube-apiserver: within one minor of every serving one, and no client that may talk
 // to it newer or more than one minor older.
-bool SkewPolicy::check_apiserver(TrueTime now, const std::string& process, const Running& r) {
+std::optional<SkewPolicy::Finding> SkewPolicy::check_apiserver(const std::string& process,
+                                                               const Running& r) const {
   HASIM_ASSERT(r.component == kApiserver);
   for (const auto& [other, o] : running_) {
     if (other == process) continue;
     if (o.component == kApiserver && more_than_one_minor_apart(r.binary, o.binary)) {
-      violate(now,
-              "skew-policy: kube-apiservers " + named(process, r.version) + " and " +
-                  named(other, o.version) +
-                  " serve at once more than one minor version apart (the policy: newest and "
-                  "oldest within one minor)",
-              {o.cause, r.cause});
-      return false;
+      return Finding{"skew-policy: kube-apiservers " + named(process, r.version) + " and " +
+                         named(other, o.version) +
+                         " serve at once more than one minor version apart (the policy: "
+                         "newest and oldest within one minor)",
+                     {o.cause, r.cause}};
     }
     if (!is_controller(o.component)) continue;
     for (const std::string& apiserver : o.apiservers) {
-      if (apiserver == process && !check_client(now, other, o)) return false;
+      if (apiserver != process) continue;
+      if (std::optional<Finding> finding = check_client(other, o)) return finding;
     }
   }
-  return true;
+  return std::nullopt;
 }
 
 // A kube-controller-manager or kube-scheduler against every serving kube-apiserver it may
 // send requests to.
-bool SkewPolicy::check_client(TrueTime now, const std::string& process, const Running& r) {
+std::optional<SkewPolicy::Finding> SkewPolicy::check_client(const std::string& process,
+                                                            const Running& r) const {
   HASIM_ASSERT(is_controller(r.component));
   for (const std::string& apiserver : r.apiservers) {
     const auto it = running_.find(apiserver);
@@ -116,15 +135,13 @@ bool SkewPolicy::check_client(TrueTime now, const std::string& process, const Ru
     if (order <= 0 && !more_than_one_minor_apart(r.binary, a.binary)) continue;
     const std::string why =
         order > 0 ? " is newer than " : " is more than one minor version older than ";
-    violate(now,
-            "skew-policy: " + r.component + " " + named(process, r.version) + why +
-                named(apiserver, a.version) +
-                ", a kube-apiserver it communicates with (the policy: never newer, at most "
-                "one minor older)",
-            {a.cause, r.cause});
-    return false;
+    return Finding{"skew-policy: " + r.component + " " + named(process, r.version) + why +
+                       named(apiserver, a.version) +
+                       ", a kube-apiserver it communicates with (the policy: never newer, at "
+                       "most one minor older)",
+                   {a.cause, r.cause}};
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace hasim

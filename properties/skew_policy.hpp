@@ -17,6 +17,7 @@
 // behind a load balancer; without it a controller talks to its own node's kube-apiserver.
 // Stops at the first violation, which names both components and their versions.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,7 @@ class SkewPolicy final : public Property {
   explicit SkewPolicy(std::string spec) : Property(std::move(spec)) {}
   bool wants(std::string_view kind) const override;
   void on_event(const TraceEvent& event) override;
+  void finish(TrueTime end) override;
 
  private:
   struct Running {
@@ -41,13 +43,19 @@ class SkewPolicy final : public Property {
     std::vector<std::string> apiservers;  // "node/kube-apiserver" it may talk to
     std::string cause;                    // its component-start, described
   };
-  // The first rule `process` breaks against what runs now, or "" (and its causes).
-  bool check(TrueTime now, const std::string& process, const Running& r);
-  bool check_apiserver(TrueTime now, const std::string& process, const Running& r);
-  bool check_client(TrueTime now, const std::string& process, const Running& r);
+  struct Finding {
+    std::string detail;
+    std::vector<std::string> causes;
+  };
+  // The first rule `process` breaks against what runs now, or nullopt.
+  std::optional<Finding> check(const std::string& process, const Running& r) const;
+  std::optional<Finding> check_apiserver(const std::string& process, const Running& r) const;
+  std::optional<Finding> check_client(const std::string& process, const Running& r) const;
+  void maybe_close_window(TrueTime now);
 
   std::map<std::string, Running> running_;  // by process, "node/proc"
   TrueTime last_seen_{};
+  std::optional<std::size_t> window_;  // open while some running component breaks a rule
 };
 
 }  // namespace hasim

@@ -153,7 +153,7 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
 
 UpgradeTrial run_upgrade_trial(const Scenario& scenario, std::uint64_t seed) {
   Run run = prepare(scenario, seed);
-  NoSkew skew("no-skew");
+  NoSkew skew("no-skew", std::nullopt);
   UpgradeCounters counters(run.start, run.last_start);
   run.world->trace().add_observer(&skew);
   run.world->trace().add_observer(&counters);
@@ -177,7 +177,7 @@ UpgradeTrial run_upgrade_trial(const Scenario& scenario, std::uint64_t seed) {
 UpgradeTimeline upgrade_timeline(const Scenario& scenario, std::uint64_t seed) {
   Run run = prepare(scenario, seed);
   const std::string newer = newer_version(scenario);
-  NoSkew skew("no-skew");
+  NoSkew skew("no-skew", std::nullopt);
   // No window of events: the report draws lanes only.
   TimelineRecorder recorder(TrueTime{1}, TrueTime{0}, newer);
   run.world->trace().add_observer(&skew);

@@ -82,6 +82,7 @@ void SingleServing::update(TrueTime t) {
 }
 
 void SingleServing::finish(TrueTime end) {
+  end_ = end;
   if (windows_.empty()) return;
   std::string detail = std::to_string(windows_.size() + dropped_) +
                        " window(s) in which two CloudCores served edge traffic through the "
@@ -99,6 +100,17 @@ void SingleServing::finish(TrueTime end) {
   }
   if (windows_.size() > kShown) detail += "; ...";
   violate(windows_.front().start, std::move(detail), windows_.front().causes);
+}
+
+std::vector<ViolationWindow> SingleServing::windows() const {
+  std::vector<ViolationWindow> out;
+  out.reserve(windows_.size());
+  for (const Window& w : windows_) {
+    std::string who;
+    for (const std::string& server : w.servers) who += (who.empty() ? "" : " and ") + server;
+    out.push_back({w.start, w.end.value_or(end_), who + " served edge traffic at once"});
+  }
+  return out;
 }
 
 }  // namespace hasim

@@ -25,6 +25,7 @@ class SingleServing final : public Property {
   bool wants(std::string_view kind) const override;
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
+  std::vector<ViolationWindow> windows() const override;
 
  private:
   struct Server {
@@ -47,6 +48,7 @@ class SingleServing final : public Property {
   std::vector<Window> windows_;
   static constexpr std::size_t kMaxWindows = 1000;
   std::size_t dropped_ = 0;
+  TrueTime end_{};  // of the run, once finished: where open windows end
 };
 
 }  // namespace hasim

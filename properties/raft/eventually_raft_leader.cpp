@@ -21,20 +21,29 @@ void EventuallyRaftLeader::on_event(const TraceEvent& event) {
   const bool healed = cuts_ == 0 && nodes_down_ == 0 && paused_.empty();
   const bool owed = healed && roles_.members() > 0 && quorum_up() && !roles_.leader();
   if (owed && !waiting_) since_ = event.t;
+  // The overdue window ends with a leader, or when a fault suspends the obligation.
+  if (!owed && overdue_) {
+    close_window(*overdue_, event.t);
+    overdue_.reset();
+  }
   waiting_ = owed;
   check(event.t);
 }
 
 void EventuallyRaftLeader::check(TrueTime now) {
   if (!waiting_ || now - since_ <= bound_) return;
-  violate(since_ + bound_,
-          "no etcd member was raft leader from t=" + format_seconds(since_.ns) +
-              "s, when faults had healed and " + std::to_string(roles_.up()) + " of " +
-              std::to_string(roles_.members()) + " members ran, to at least t=" +
-              format_seconds(now.ns) + "s, longer than the bound " + format_duration(bound_),
-          {});
+  std::string detail = "no etcd member was raft leader from t=" + format_seconds(since_.ns) +
+                       "s, when faults had healed and " + std::to_string(roles_.up()) + " of " +
+                       std::to_string(roles_.members()) + " members ran, to at least t=" +
+                       format_seconds(now.ns) + "s, longer than the bound " +
+                       format_duration(bound_);
+  if (!overdue_) overdue_ = open_window(since_ + bound_, detail);
+  violate(since_ + bound_, std::move(detail), {});
 }
 
-void EventuallyRaftLeader::finish(TrueTime end) { check(end); }
+void EventuallyRaftLeader::finish(TrueTime end) {
+  check(end);
+  close_open_windows(end);
+}
 
 }  // namespace hasim

@@ -4,6 +4,7 @@
 // within BOUND of true time, and from then on no leaderless stretch while that holds lasts
 // longer than BOUND. Etcd's own figure: a leader within about 2 x election timeout after a
 // leader is lost (A2: a follower campaigns 1-2 election timeouts after its last heartbeat).
+#include <optional>
 #include <set>
 #include <string>
 
@@ -31,6 +32,7 @@ class EventuallyRaftLeader final : public Property {
   std::set<std::string> paused_;
   bool waiting_ = false;  // healed, a quorum up, no leader: since `since_`
   TrueTime since_{};
+  std::optional<std::size_t> overdue_;  // the open window: waiting longer than the bound
 };
 
 }  // namespace hasim

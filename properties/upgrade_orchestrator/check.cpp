@@ -69,8 +69,8 @@ const RedrawOps kTimingOps{
     [](std::any& value, Duration at) { std::any_cast<UpgradeSpec&>(value).at = at; },
 };
 
-std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duration>) {
-  return std::make_unique<NoSkew>(spec);
+std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duration> bound) {
+  return std::make_unique<NoSkew>(spec, bound);
 }
 
 std::unique_ptr<Property> skew_policy(const std::string& spec, std::optional<Duration>) {
@@ -83,11 +83,14 @@ const CheckSystem& upgrade_check_system() {
   static const CheckSystem system{
       "upgrade-orchestrator",
       {
-          {{"no-skew", "",
+          {{"no-skew", "[BOUND]",
             "at no instant of true time does an acting kube-controller-manager or kube-scheduler "
             "leader run a newer (emulation) version than some serving kube-apiserver (the "
             "version-skew policy; covers upgrades and rollbacks); every violating interval is "
-            "kept, with why the leader was elected",
+            "kept, with why the leader was elected. With BOUND, only an interval longer than "
+            "BOUND violates: under Coordinated Leader Election, 17s is the window the election "
+            "controller promises (a 5s ping round, then the holder's 10s renewDeadline and a "
+            "2s retry before it stops acting)",
             "components trace their versions at start; a kube-apiserver serves from its start "
             "until its process stops (a paused or cut-off one still counts as serving)"},
            no_skew},

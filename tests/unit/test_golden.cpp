@@ -53,11 +53,16 @@ std::string golden_text(const fs::path& file, const Scenario& scenario, const Ru
   out << "simulated " << format_duration(run.simulated) << "\n";
   for (std::size_t i = 0; i < run.property_specs.size(); ++i) {
     const auto& violation = run.violations[i];
+    // Total violation time per property (issue 18 part 3): a bounded property may hold
+    // with windows under its bound.
+    const std::string windows = run.windows[i].empty()
+                                    ? std::string()
+                                    : "; " + describe_windows(summarize(run.windows[i]));
     if (violation) {
       out << "violated  " << run.property_specs[i]
-          << " first at t=" << format_seconds(violation->at.ns) << "s\n";
+          << " first at t=" << format_seconds(violation->at.ns) << "s" << windows << "\n";
     } else {
-      out << "held      " << run.property_specs[i] << "\n";
+      out << "held      " << run.property_specs[i] << windows << "\n";
     }
   }
   out << "verdict   "

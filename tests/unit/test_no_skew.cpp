@@ -66,7 +66,7 @@ class Trace {
     return std::string(node) + "_" + std::string(proc == "kube-scheduler" ? "s" : "k") + "-uuid";
   }
 
-  NoSkew skew{"no-skew"};
+  NoSkew skew{"no-skew", std::nullopt};
 
  private:
   static std::string lease_of(std::string_view proc) {
@@ -88,9 +88,10 @@ void three_apiservers(Trace& trace, const std::string& version) {
 
 }  // namespace
 
-TEST_CASE("no-skew is a known property without an argument", "[no-skew]") {
+TEST_CASE("no-skew is a known property with an optional bound", "[no-skew]") {
   CHECK_FALSE(hasim::validate_property_spec("no-skew").has_value());
-  CHECK(hasim::validate_property_spec("no-skew:10s").has_value());
+  CHECK_FALSE(hasim::validate_property_spec("no-skew:17s").has_value());
+  CHECK_THAT(*hasim::validate_property_spec("no-skew:soon"), Contains("bound of \"no-skew:soon\""));
   CHECK_THAT(*hasim::validate_property_spec("no-skw"), Contains("did you mean \"no-skew\""));
   const auto property = hasim::make_property("no-skew");
   REQUIRE(property != nullptr);
@@ -347,4 +348,53 @@ TEST_CASE("a violation that ends and starts again is two intervals", "[no-skew]"
   CHECK(trace.skew.intervals()[1].start == at(25));
   CHECK(trace.skew.intervals()[1].until_end);
   CHECK(trace.skew.total_violation_time() == hasim::seconds(15));
+}
+
+TEST_CASE("no-skew's windows are its intervals, and a bound forgives the shorter ones",
+          "[no-skew]") {
+  const auto run = [](std::optional<hasim::Duration> bound) {
+    Trace trace;
+    trace.skew = NoSkew("no-skew", bound);
+    trace.apiserver_start(0, "cp-1", "1.31.0");
+    trace.apiserver_start(0, "cp-2", "1.32.0");
+    trace.leads(10, "cp-2", kKcm, "1.32.0");
+    trace.crash(20, "cp-1", "kube-apiserver");    // a 10 s window
+    trace.apiserver_start(25, "cp-1", "1.31.0");  // a 75 s one, to the end
+    trace.finish(100);
+    return std::move(trace.skew);
+  };
+  const NoSkew plain = run(std::nullopt);
+  const std::vector<hasim::ViolationWindow> windows = plain.windows();
+  REQUIRE(windows.size() == 2);
+  CHECK(windows[0].start == at(10));
+  CHECK(windows[0].end == at(20));
+  CHECK(windows[1].start == at(25));
+  CHECK(windows[1].end == at(100));
+  const hasim::WindowSummary summary = hasim::summarize(windows);
+  CHECK(summary.count == 2);
+  CHECK(summary.total == hasim::seconds(85));
+  CHECK(summary.longest == hasim::seconds(75));
+  REQUIRE(plain.violation().has_value());
+  CHECK(plain.violation()->at == at(10));
+  // Both windows are shorter than 80 s: the bounded form holds, and still keeps them.
+  const NoSkew loose = run(hasim::seconds(80));
+  CHECK_FALSE(loose.violation().has_value());
+  CHECK(loose.windows().size() == 2);
+  // With 30 s only the second breaks the bound, when its 30 s run out.
+  const NoSkew tight = run(hasim::seconds(30));
+  REQUIRE(tight.violation().has_value());
+  CHECK(tight.violation()->at == at(55));
+  CHECK_THAT(tight.violation()->detail, Contains("longer than the bound 30s"));
+}
+
+TEST_CASE("summarize counts overlapping windows once", "[property]") {
+  using hasim::ViolationWindow;
+  const std::vector<ViolationWindow> windows{
+      {at(5), at(15), "a"}, {at(0), at(10), "b"}, {at(20), at(20), "instant"}};
+  const hasim::WindowSummary summary = hasim::summarize(windows);
+  CHECK(summary.count == 3);
+  CHECK(summary.total == hasim::seconds(15));
+  CHECK(summary.longest == hasim::seconds(10));
+  CHECK(hasim::describe_windows(summary) == "3 windows, 15s in all, longest 10s");
+  CHECK(hasim::describe_windows(hasim::summarize({{at(1), at(3), ""}})) == "1 window, 2s");
 }

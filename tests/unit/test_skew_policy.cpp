@@ -139,3 +139,24 @@ TEST_CASE("skew-policy: emulating above the binary", "[property][skew-policy]") 
   trace.client(1, "cp-1", "kube-scheduler", "1.31.0", "cp-1/kube-apiserver", "1.32.0");
   CHECK_THAT(trace.violation(), Contains("emulates 1.32.0, above its binary 1.31.0"));
 }
+
+TEST_CASE("skew-policy: a window lasts while some component breaks a rule",
+          "[property][skew-policy]") {
+  Trace trace;
+  trace.apiserver(0, "cp-1", "1.31.0");
+  trace.apiserver(0, "cp-2", "1.32.0");
+  trace.client(5, "cp-2", "kube-controller-manager", "1.32.0",
+               "cp-2/kube-apiserver,cp-1/kube-apiserver");  // opens the window
+  trace.client(6, "cp-2", "kube-scheduler", "1.32.0", "cp-1/kube-apiserver");  // still open
+  trace.stop(8, "cp-2", "kube-controller-manager", false);  // the scheduler still breaks it
+  trace.stop(9, "cp-1", "kube-apiserver", true);            // nothing breaks it any more
+  trace.apiserver(20, "cp-1", "1.31.0");                    // a second window, to the end
+  trace.policy.finish(at(30));
+  const std::vector<hasim::ViolationWindow> windows = trace.policy.windows();
+  REQUIRE(windows.size() == 2);
+  CHECK(windows[0].start == at(5));
+  CHECK(windows[0].end == at(9));
+  CHECK(windows[1].start == at(20));
+  CHECK(windows[1].end == at(30));
+  CHECK(trace.policy.violation()->at == at(5));  // the first is the violation
+}
