@@ -6,9 +6,13 @@
 
 namespace hasim {
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
-                                       ElectionMode mode, UpgradeDirection direction, int nodes) {
+                                       ElectionMode mode, UpgradeDirection direction, int nodes,
+                                       UpgradeSpec::Method method) {
   for (const UpgradeCellSummary& s : cells) {
-    if (s.cell.mode == mode && s.cell.direction == direction && s.cell.nodes == nodes) return &s;
+    if (s.cell.mode == mode && s.cell.direction == direction && s.cell.nodes == nodes &&
+        s.cell.method == method) {
+      return &s;
+    }
   }
   return nullptr;
 }
@@ -36,7 +40,7 @@ std::vector<std::string> key_results(const std::vector<UpgradeCellSummary>& cell
     bool first = true;
     for (const UpgradeCellSummary& s : cells) {
       if (s.cell.direction != direction || s.cell.nodes != nodes) continue;
-      line += std::string(first ? " " : "; ") + mode_name(s.cell.mode) + " " + probability_text(s) +
+      line += std::string(first ? " " : "; ") + mode_label(s.cell) + " " + probability_text(s) +
               (s.violating > 0 ? " (mean " + secs(s.violation_time.mean) + " when violated)"
                                : std::string());
       first = false;
@@ -100,7 +104,7 @@ std::vector<std::string> write_findings(const std::vector<UpgradeCellSummary>& c
   for (const UpgradeCellSummary& s : cells) {
     if (s.cell.mode == ElectionMode::lease) continue;
     const UpgradeCellSummary* lease =
-        find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes);
+        find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes, s.cell.method);
     std::string line = describe(s.cell) + ": " + fixed(s.writes_per_second(), 3) +
                        " election writes/s during the upgrade (" +
                        fixed(s.mean(s.lease_writes), 1) + " Lease and " +

@@ -1,0 +1,212 @@
+// The kubeadm and replace upgrade methods (models/cluster/upgrade_methods.hpp): their
+// decisions by hand, then their sequencing in the scenarios of scenarios/upgrade/: kubeadm
+// replaces etcd (skipped), kube-apiserver, kube-controller-manager, kube-scheduler in that
+// order and each only after the one before runs its new version, the kubelet last; replace
+// has four kube-apiservers serving before it deletes an old machine.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/apiserver/trace_kinds.hpp"
+#include "models/cluster/trace_kinds.hpp"
+#include "models/cluster/upgrade_methods.hpp"
+#include "properties/run.hpp"
+#include "scenarios/loader.hpp"
+#include "sim/trace_kinds.hpp"
+
+using namespace hasim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Seen {
+  TrueTime t;
+  std::string node;
+  std::string proc;
+  std::string kind;
+  std::string component;
+  std::string version;
+};
+
+// Keeps the upgrade's own events and every process start and stop.
+class Recorder final : public TraceObserver {
+ public:
+  bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
+  void on_event(const TraceEvent& e) override {
+    const bool upgrade = e.kind.starts_with("upgrade-");
+    const bool lifecycle = e.kind == api::trace_kind::kComponentStart ||
+                           e.kind == trace_kind::kExit || e.kind == trace_kind::kCrash;
+    if (!upgrade && !lifecycle) return;
+    seen.push_back(Seen{e.t, std::string(e.node), std::string(e.proc), std::string(e.kind),
+                        std::string(e.string_field("component")),
+                        std::string(e.string_field("version"))});
+  }
+  std::vector<Seen> seen;
+};
+
+std::vector<Seen> run_recorded(const std::string& name) {
+  const std::string path = std::string(HASIM_SOURCE_DIR) + "/scenarios/upgrade/" + name;
+  LoadResult load = load_scenario_file(path);
+  INFO(format_errors(load.errors, path));
+  REQUIRE(load.scenario.has_value());
+  auto recorder = std::make_shared<Recorder>();
+  RunOptions options;
+  options.hook = [recorder](World& world) { world.trace().add_observer(recorder.get()); };
+  const auto result = run_scenario(*load.scenario, options);
+  REQUIRE(result.has_value());
+  REQUIRE(result->stats.status == RunStatus::completed);
+  return recorder->seen;
+}
+
+std::string error_of(const std::string& upgrade, const std::string& control_plane = "{}") {
+  const std::string text = R"({"name": "t", "duration": "10m", "nodes": 3, "controlPlane": )" +
+                           control_plane + R"(, "upgrade": )" + upgrade + "}";
+  const LoadResult load = load_scenario_text(text, "t.json");
+  REQUIRE(!load.errors.empty());
+  return load.errors.front().path + ": " + load.errors.front().message;
+}
+
+}  // namespace
+
+TEST_CASE("kubeadm upgrades etcd, then the apiserver, KCM and scheduler", "[upgrade][methods]") {
+  std::vector<std::string> order;
+  for (const cluster::KubeadmStep& step : cluster::kubeadm_steps()) order.push_back(step.component);
+  CHECK(order == std::vector<std::string>{"etcd", "kube-apiserver", "kube-controller-manager",
+                                          "kube-scheduler"});
+  CHECK(cluster::kubeadm_steps().front().external);  // hasim's store is an external etcd
+  // The old pod is healthy right after its manifest moved: the hash must change first.
+  CHECK_FALSE(cluster::kubeadm_component_upgraded(false, true));
+  CHECK_FALSE(cluster::kubeadm_component_upgraded(true, false));
+  CHECK(cluster::kubeadm_component_upgraded(true, true));
+}
+
+TEST_CASE("KCP scales down the oldest outdated machine of the fullest failure domain",
+          "[upgrade][methods]") {
+  using cluster::Machine;
+  CHECK_FALSE(cluster::select_machine_for_scale_down({}).has_value());
+  // cp-1..3 in a, b, c; cp-4 (new) joined in a: domain a has two machines, cp-1 is outdated.
+  std::vector<Machine> machines{{"cp-1", "a", 0, true},
+                                {"cp-2", "b", 1, true},
+                                {"cp-3", "c", 2, true},
+                                {"cp-4", "a", 3, false}};
+  CHECK(cluster::select_machine_for_scale_down(machines) == 0u);
+  // Balanced domains: the first name, then the oldest outdated machine in it.
+  machines = {{"cp-2", "b", 1, true}, {"cp-3", "c", 2, true}, {"cp-4", "a", 3, false}};
+  CHECK(cluster::select_machine_for_scale_down(machines) == 0u);
+  // No zones: the oldest outdated machine; never an up-to-date one while one is outdated.
+  machines = {{"x", "", 5, false}, {"y", "", 2, true}, {"z", "", 1, true}};
+  CHECK(cluster::select_machine_for_scale_down(machines) == 2u);
+  // Nothing outdated: every machine is eligible, the oldest goes.
+  machines = {{"x", "", 5, false}, {"y", "", 2, false}};
+  CHECK(cluster::select_machine_for_scale_down(machines) == 1u);
+}
+
+TEST_CASE("replacement machines continue the control plane's numbering", "[upgrade][methods]") {
+  CHECK(cluster::replacement_nodes({"cp-1", "cp-2", "cp-3"}, {"store"}) ==
+        std::vector<std::string>{"cp-4", "cp-5", "cp-6"});
+  CHECK(cluster::replacement_nodes({"cp-1", "cp-2"}, {"cp-3", "store"}) ==
+        std::vector<std::string>{"cp-4", "cp-5"});
+  CHECK(cluster::replacement_nodes({"alpha", "beta"}, {}) ==
+        std::vector<std::string>{"replacement-1", "replacement-2"});
+}
+
+TEST_CASE("kubeadm restarts one static pod at a time in kubeadm's order", "[upgrade][methods]") {
+  for (const char* name : {"kubeadm-lease-upgrade-3.json", "kubeadm-coordinated-upgrade-3.json"}) {
+    SECTION(name) {
+      const std::vector<Seen> seen = run_recorded(name);
+      std::map<std::string, std::vector<std::string>> moved;  // per node, in order
+      std::vector<std::string> nodes;                         // in upgrade order
+      std::string waiting;  // "node/component" whose new pod has not started yet
+      bool done = false;
+      for (const Seen& e : seen) {
+        if (e.kind == cluster::trace_kind::kUpgradeComponent) {
+          INFO(e.node << " " << e.component << " while " << waiting << " has not started");
+          CHECK(waiting.empty());  // the previous component runs its new version
+          if (moved[e.node].empty()) nodes.push_back(e.node);
+          moved[e.node].push_back(e.component);
+          if (e.component != "etcd") waiting = e.node + "/" + e.component;
+        } else if (e.kind == api::trace_kind::kComponentStart && e.version == "1.32.0") {
+          if (e.node + "/" + e.proc == waiting) waiting.clear();
+        } else if (e.kind == cluster::trace_kind::kUpgradeDrain) {
+          CHECK(waiting.empty());
+          CHECK(moved[e.node].size() == 4);  // the kubelet last
+        } else if (e.kind == cluster::trace_kind::kUpgradeDone) {
+          done = true;
+        }
+      }
+      CHECK(done);
+      CHECK(nodes == std::vector<std::string>{"cp-1", "cp-2", "cp-3"});
+      for (const auto& [node, components] : moved) {
+        INFO(node);
+        CHECK(components == std::vector<std::string>{"etcd", "kube-apiserver",
+                                                     "kube-controller-manager", "kube-scheduler"});
+      }
+    }
+  }
+}
+
+TEST_CASE("replace serves four apiservers before each old machine goes", "[upgrade][methods]") {
+  for (const char* name : {"replace-lease-upgrade-3.json", "replace-coordinated-upgrade-3.json"}) {
+    SECTION(name) {
+      const std::vector<Seen> seen = run_recorded(name);
+      std::map<std::string, std::string> serving;  // apiserver process -> version
+      std::size_t most = 0;
+      std::vector<std::string> created, deleted;
+      bool upgrading = false;
+      for (const Seen& e : seen) {
+        const std::string process = e.node + "/" + e.proc;
+        if (e.kind == api::trace_kind::kComponentStart && e.component == "kube-apiserver") {
+          serving[process] = e.version;
+        } else if ((e.kind == trace_kind::kExit || e.kind == trace_kind::kCrash) &&
+                   serving.erase(process) > 0 && upgrading) {
+          CHECK(serving.size() >= 3);  // maxSurge 1: never below the desired replicas
+        } else if (e.kind == cluster::trace_kind::kUpgradeMachineCreate) {
+          upgrading = true;
+          created.push_back(e.node);
+        } else if (e.kind == cluster::trace_kind::kUpgradeMachineDelete) {
+          INFO("deleting " << e.node << " at t=" << e.t.ns);
+          CHECK(serving.size() == 4);  // the new machine joined and serves first
+          deleted.push_back(e.node);
+        }
+        most = std::max(most, serving.size());
+      }
+      CHECK(most == 4);
+      CHECK(created == std::vector<std::string>{"cp-4", "cp-5", "cp-6"});
+      CHECK(deleted == std::vector<std::string>{"cp-1", "cp-2", "cp-3"});
+      REQUIRE(serving.size() == 3);
+      for (const auto& [process, version] : serving) CHECK(version == "1.32.0");
+    }
+  }
+}
+
+TEST_CASE("the upgrade method is checked with the key and the fix named", "[upgrade][methods]") {
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "kubeadmm"})"),
+             Contains("$.upgrade.method") && Contains("did you mean \"kubeadm\"") &&
+                 Contains("\"replace\""));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "replace", "order": "random"})"),
+             Contains("$.upgrade.order") && Contains("does not apply to \"method\": \"replace\""));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "replace", "downtime": "1m"})"),
+             Contains("$.upgrade.downtime") && Contains("\"provision\""));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "kubeadm", "stop": "power-off"})"),
+             Contains("$.upgrade.stop") && Contains("never powers a node off"));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "provision": "1m"})"),
+             Contains("$.upgrade.provision") && Contains("only \"replace\""));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "kubeadm", "emulation": true})"),
+             Contains("$.upgrade.emulation"));
+  CHECK_THAT(error_of(R"({"to": "1.32.0", "method": "replace"})", R"({"access": "loadBalancer"})"),
+             Contains("$.upgrade.method") && Contains("loadBalancer"));
+  // A replace adds its machines as nodes, powered off until created.
+  const LoadResult load = load_scenario_text(
+      R"({"name": "t", "duration": "10m", "nodes": 3, "controlPlane": {},
+          "upgrade": {"to": "1.32.0", "method": "replace"}})",
+      "t.json");
+  INFO(format_errors(load.errors, "t.json"));
+  REQUIRE(load.scenario.has_value());
+  std::vector<std::string> down;
+  for (const NodeSpec& node : load.scenario->nodes) {
+    if (!node.up_at_start) down.push_back(node.name);
+  }
+  CHECK(down == std::vector<std::string>{"n4", "n5", "n6"});
+}
