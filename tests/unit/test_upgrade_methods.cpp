@@ -13,6 +13,7 @@
 #include "models/cluster/trace_kinds.hpp"
 #include "models/cluster/upgrade_methods.hpp"
 #include "properties/run.hpp"
+#include "reports/upgrade_report.hpp"
 #include "scenarios/loader.hpp"
 #include "sim/trace_kinds.hpp"
 
@@ -209,4 +210,31 @@ TEST_CASE("the upgrade method is checked with the key and the fix named", "[upgr
     if (!node.up_at_start) down.push_back(node.name);
   }
   CHECK(down == std::vector<std::string>{"n4", "n5", "n6"});
+}
+
+TEST_CASE("upgrade-skew takes the method as its innermost dimension", "[upgrade][methods]") {
+  // The default grid is the node method's alone, named as before methods existed.
+  for (const UpgradeCell& cell : default_upgrade_cells()) {
+    CHECK(cell.method == UpgradeSpec::Method::node);
+  }
+  CHECK(describe(default_upgrade_cells().front()) == "lease/upgrade/3");
+  const auto cells =
+      upgrade_grid({ElectionMode::lease}, {UpgradeDirection::upgrade}, {3},
+                   {UpgradeSpec::Method::replace, UpgradeSpec::Method::node});
+  REQUIRE(cells.size() == 2);
+  CHECK(describe(cells[0]) == "lease/upgrade/3");
+  CHECK(describe(cells[1]) == "lease/upgrade/3/replace");
+  CHECK(mode_label(cells[1]) == "lease (replace)");
+  // A replace cell's scenario has the new machines, powered off, and names them.
+  const Scenario scenario = upgrade_scenario(UpgradeSettings{}, cells[1]);
+  CHECK(scenario.section<UpgradeSpec>()->replacements ==
+        std::vector<std::string>{"cp-4", "cp-5", "cp-6"});
+  std::size_t down = 0;
+  for (const NodeSpec& node : scenario.nodes) down += node.up_at_start ? 0 : 1;
+  CHECK(down == 3);
+  UpgradeOptions options;
+  options.cells = cells;
+  CHECK_THAT(upgrade_reproduce_command(options), Contains("--methods node,replace"));
+  options.cells = default_upgrade_cells();
+  CHECK_THAT(upgrade_reproduce_command(options), !Contains("--methods"));
 }
