@@ -22,8 +22,39 @@ struct UpgradeSpace {
 };
 
 void fill_space(const Scenario& scenario, FaultSpace& space) {
-  if (const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>())
-    space.facts.set(UpgradeSpace{*upgrade});
+  const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>();
+  if (upgrade == nullptr) return;
+  space.facts.set(UpgradeSpace{*upgrade});
+  // A replacement machine does not exist before the rollout creates it: a drawn fault that
+  // ended by powering it on would boot a machine nobody created. Its faults are not drawn.
+  // (space.processes are filled from the hosts afterwards.)
+  for (const std::string& node : upgrade->replacements) std::erase(space.hosts, node);
+}
+
+// Faults that stop a kube-apiserver: what rollout-capacity assumes away.
+bool stops_apiservers(std::string_view kind) {
+  return kind == "crash" || kind == "node-down" || kind == "disk-loss" || kind == "pod-delete" ||
+         kind == "terminate";
+}
+
+bool rollout_capacity_checked(const Scenario& scenario) {
+  const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>();
+  return upgrade != nullptr && upgrade->method == UpgradeSpec::Method::replace &&
+         names_property(scenario, "rollout-capacity");
+}
+
+bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& choice) {
+  return rollout_capacity_checked(scenario) && stops_apiservers(choice.name);
+}
+
+void broken(const Scenario& scenario, std::vector<std::string>& out) {
+  if (!rollout_capacity_checked(scenario)) return;
+  for (const FaultSpec& fault : scenario.faults) {
+    if (!stops_apiservers(fault.kind)) continue;
+    out.push_back("a " + fault.kind + " fault at " + format_duration(fault.at) +
+                  " may stop a kube-apiserver, which rollout-capacity assumes no fault does");
+    return;
+  }
 }
 
 bool has_upgrade(const FaultSpace& space) { return space.facts.get<UpgradeSpace>() != nullptr; }
@@ -134,8 +165,8 @@ const CheckSystem& upgrade_check_system() {
           {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw, &kTimingOps},
       },
       fill_space,
-      nullptr,
-      nullptr,
+      forbids,
+      broken,
   };
   return system;
 }

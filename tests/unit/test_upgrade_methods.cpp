@@ -12,6 +12,7 @@
 #include "models/apiserver/trace_kinds.hpp"
 #include "models/cluster/trace_kinds.hpp"
 #include "models/cluster/upgrade_methods.hpp"
+#include "properties/fault_space.hpp"
 #include "properties/run.hpp"
 #include "reports/upgrade_report.hpp"
 #include "scenarios/loader.hpp"
@@ -237,4 +238,31 @@ TEST_CASE("upgrade-skew takes the method as its innermost dimension", "[upgrade]
   CHECK_THAT(upgrade_reproduce_command(options), Contains("--methods node,replace"));
   options.cells = default_upgrade_cells();
   CHECK_THAT(upgrade_reproduce_command(options), !Contains("--methods"));
+}
+
+TEST_CASE("hasim check keeps to rollout-capacity's assumption", "[upgrade][methods]") {
+  const std::string path =
+      std::string(HASIM_SOURCE_DIR) + "/scenarios/upgrade/replace-lease-upgrade-3.json";
+  LoadResult load = load_scenario_file(path);
+  REQUIRE(load.scenario.has_value());
+  auto has = [](const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  const FaultSpace within = fault_space(*load.scenario, true);
+  CHECK_FALSE(has(within.applicable, "crash"));  // it would stop an apiserver mid-rollout
+  CHECK_FALSE(has(within.applicable, "node-down"));
+  CHECK(has(within.applicable, "partition-isolate"));
+  CHECK_FALSE(has(within.hosts, "cp-4"));  // not created yet: nothing of it is drawn
+  CHECK(has(within.hosts, "cp-1"));
+  const FaultSpace beyond = fault_space(*load.scenario, false);
+  CHECK(has(beyond.applicable, "crash"));
+  // A scenario that crashes an apiserver says which assumption it breaks.
+  FaultSpec crash;
+  crash.kind = "crash";
+  crash.at = minutes(3);
+  crash.targets = {"cp-2/kube-apiserver"};
+  load.scenario->faults.push_back(crash);
+  const auto broken = broken_assumptions(*load.scenario);
+  REQUIRE(broken.size() == 1);
+  CHECK_THAT(broken.front(), Contains("rollout-capacity assumes no fault does"));
 }
