@@ -4,6 +4,7 @@
 // order and each only after the one before runs its new version, the kubelet last; replace
 // has four kube-apiservers serving before it deletes an old machine.
 #include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
 
 #include <map>
 #include <string>
@@ -265,4 +266,41 @@ TEST_CASE("hasim check keeps to rollout-capacity's assumption", "[upgrade][metho
   const auto broken = broken_assumptions(*load.scenario);
   REQUIRE(broken.size() == 1);
   CHECK_THAT(broken.front(), Contains("rollout-capacity assumes no fault does"));
+}
+
+// RapidCheck, as tests/unit/test_upgrade_properties.cpp does for the node method: with no
+// fault but the upgrade, whatever the timings, sizes, orders and election modes, kubeadm and
+// replace upgrades keep the version-skew policy (a controller only ever talks to its own
+// node's apiserver, which is never older), replace never serves fewer apiservers than it
+// started with, and every upgrade ends with both leases led.
+TEST_CASE("kubeadm and replace upgrades keep skew-policy for arbitrary timings",
+          "[upgrade][methods][property]") {
+  rc::prop("an upgrade by kubeadm or replace never breaks skew-policy or rollout-capacity", [] {
+    UpgradeSettings settings;
+    UpgradeCell cell;
+    cell.mode = *rc::gen::element(ElectionMode::lease, ElectionMode::coordinated,
+                                  ElectionMode::mixed);
+    cell.nodes = *rc::gen::element(1, 3, 5);
+    cell.method = *rc::gen::element(UpgradeSpec::Method::kubeadm, UpgradeSpec::Method::replace);
+    const auto range = [](std::int64_t low, std::int64_t high) {
+      const std::int64_t a = *rc::gen::inRange<std::int64_t>(low, high + 1);
+      const std::int64_t b = *rc::gen::inRange<std::int64_t>(a, high + 1);
+      return DurationDistribution::uniform(seconds(a), seconds(b));
+    };
+    settings.upgrade.downtime = range(1, 120);
+    settings.upgrade.gap = range(0, 90);
+    settings.upgrade.startJitter = range(0, 30);
+    settings.upgrade.canary = seconds(*rc::gen::inRange<std::int64_t>(0, 120));
+    settings.upgrade.randomOrder = cell.method == UpgradeSpec::Method::kubeadm &&
+                                   *rc::gen::arbitrary<bool>();
+    Scenario scenario = upgrade_scenario(settings, cell);
+    scenario.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000'000);
+    scenario.properties = {"skew-policy", "rollout-capacity", "single-leader"};
+    const auto result = run_scenario(scenario, {});
+    RC_ASSERT(result.has_value());
+    for (const auto& violation : result->violations) {
+      if (violation) RC_FAIL(violation->detail);
+    }
+    RC_ASSERT(run_upgrade_trial(scenario, scenario.seed).leaders_at_end);
+  });
 }
