@@ -15,7 +15,8 @@ std::string direction_name(UpgradeDirection d) { return std::string(to_string(d)
 
 std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
                                       const std::vector<UpgradeDirection>& directions,
-                                      const std::vector<int>& nodes) {
+                                      const std::vector<int>& nodes,
+                                      const std::vector<UpgradeSpec::Method>& methods) {
   // A canonical order whatever order the flags list them in: the cell order decides every
   // trial's seed, so "--modes coordinated,lease" and "--modes lease,coordinated" agree.
   const std::set<int> sizes(nodes.begin(), nodes.end());
@@ -24,7 +25,12 @@ std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) continue;
     for (UpgradeDirection d : kUpgradeDirections) {
       if (std::find(directions.begin(), directions.end(), d) == directions.end()) continue;
-      for (int n : sizes) cells.push_back(UpgradeCell{m, d, n});
+      for (int n : sizes) {
+        for (UpgradeSpec::Method method : kUpgradeMethods) {
+          if (std::find(methods.begin(), methods.end(), method) == methods.end()) continue;
+          cells.push_back(UpgradeCell{m, d, n, method});
+        }
+      }
     }
   }
   return cells;
@@ -38,8 +44,8 @@ std::vector<UpgradeCell> default_upgrade_cells() {
 std::optional<std::string> validate_upgrade_options(const UpgradeOptions& o) {
   if (o.trials == 0) return "--trials must be at least 1";
   if (o.cells.empty()) {
-    return "the study has no cells; give at least one of each of --modes, --directions and "
-           "--nodes";
+    return "the study has no cells; give at least one of each of --modes, --directions, "
+           "--nodes and --methods";
   }
   if (o.trials > std::numeric_limits<std::uint64_t>::max() / o.cells.size()) {
     return "--trials " + std::to_string(o.trials) + " times " + std::to_string(o.cells.size()) +
@@ -82,9 +88,10 @@ std::optional<std::string> validate_upgrade_options(const UpgradeOptions& o) {
 }
 
 std::string upgrade_reproduce_command(const UpgradeOptions& o) {
-  std::set<std::string> modes, directions;
+  std::set<std::string> modes, directions, methods;
   std::set<int> nodes;
-  std::string mode_list, direction_list, node_list;
+  std::string mode_list, direction_list, node_list, method_list;
+  bool only_node = true;
   for (const UpgradeCell& c : o.cells) {
     if (modes.insert(mode_name(c.mode)).second)
       mode_list += (mode_list.empty() ? "" : ",") + mode_name(c.mode);
@@ -92,6 +99,9 @@ std::string upgrade_reproduce_command(const UpgradeOptions& o) {
       direction_list += (direction_list.empty() ? "" : ",") + direction_name(c.direction);
     if (nodes.insert(c.nodes).second)
       node_list += (node_list.empty() ? "" : ",") + std::to_string(c.nodes);
+    const std::string method(to_string(c.method));
+    if (methods.insert(method).second) method_list += (method_list.empty() ? "" : ",") + method;
+    only_node = only_node && c.method == UpgradeSpec::Method::node;
   }
   const UpgradeSettings& s = o.settings;
   return "hasim report upgrade-skew --trials " + std::to_string(o.trials) + " --seed " +
@@ -99,7 +109,8 @@ std::string upgrade_reproduce_command(const UpgradeOptions& o) {
          " --nodes " + node_list + " --from " + s.old_version + " --to " + s.new_version +
          " --lease-duration " + format_duration(s.leaseDuration) + " --renew-deadline " +
          format_duration(s.renewDeadline) + " --retry-period " + format_duration(s.retryPeriod) +
-         " --downtime " + s.upgrade.downtime.describe() + " --gap " + s.upgrade.gap.describe();
+         " --downtime " + s.upgrade.downtime.describe() + " --gap " + s.upgrade.gap.describe() +
+         (only_node ? "" : " --methods " + method_list);
 }
 
 }  // namespace hasim

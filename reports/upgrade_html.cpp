@@ -41,7 +41,7 @@ void add_results(HtmlReport& html, const std::vector<UpgradeCellSummary>& cells)
   std::vector<Bar> bars;
   for (const UpgradeCellSummary& s : cells) {
     bars.push_back(Bar{direction_name(s.cell.direction) + "/" + std::to_string(s.cell.nodes),
-                       mode_name(s.cell.mode), s.probability, s.interval});
+                       mode_label(s.cell), s.probability, s.interval});
   }
   PlotOptions bar_plot;
   bar_plot.title = "P(at least one skew violation) per upgrade, with 95% Wilson intervals";
@@ -61,8 +61,11 @@ void add_results(HtmlReport& html, const std::vector<UpgradeCellSummary>& cells)
     std::vector<CdfSeries> series;
     for (const UpgradeCellSummary& s : cells) {
       if (s.cell.mode != mode) continue;
+      const std::string method = s.cell.method == UpgradeSpec::Method::node
+                                     ? std::string()
+                                     : "/" + std::string(to_string(s.cell.method));
       series.push_back(CdfSeries{direction_name(s.cell.direction) + "/" +
-                                     std::to_string(s.cell.nodes) + " (" +
+                                     std::to_string(s.cell.nodes) + method + " (" +
                                      std::to_string(s.violating) + " violating)",
                                  "", s.violation_times});
     }

@@ -65,10 +65,25 @@ DurationDistribution distribution_from(const Json& j) {
   return d;
 }
 
+std::optional<UpgradeSpec::Method> parse_method(std::string_view text) {
+  for (UpgradeSpec::Method m : kUpgradeMethods) {
+    if (to_string(m) == text) return m;
+  }
+  return std::nullopt;
+}
+
+// "method" only for another method than node: a study of the node method alone writes the
+// bytes it wrote before methods were a dimension.
+void add_method(const UpgradeCell& cell, OrderedJson& j) {
+  if (cell.method != UpgradeSpec::Method::node) j["method"] = std::string(to_string(cell.method));
+}
+
 OrderedJson cell_json(const UpgradeCell& cell) {
-  return {{"mode", mode_name(cell.mode)},
-          {"direction", direction_name(cell.direction)},
-          {"nodes", cell.nodes}};
+  OrderedJson j = {{"mode", mode_name(cell.mode)},
+                   {"direction", direction_name(cell.direction)},
+                   {"nodes", cell.nodes}};
+  add_method(cell, j);
+  return j;
 }
 
 UpgradeCell cell_from(const Json& j) {
@@ -79,6 +94,11 @@ UpgradeCell cell_from(const Json& j) {
   cell.mode = *mode;
   cell.direction = *direction;
   cell.nodes = j.at("nodes").get<int>();
+  if (j.contains("method")) {
+    const auto method = parse_method(j.at("method").get<std::string>());
+    if (!method) throw std::runtime_error("unknown method in a cell");
+    cell.method = *method;
+  }
   return cell;
 }
 
@@ -188,11 +208,12 @@ std::string upgrade_json(const UpgradeResults& r) {
   for (std::size_t c = 0; c < cells.size(); ++c) {
     const UpgradeCellSummary& s = cells[c];
     const std::size_t begin = c * r.options.trials;
-    out_cells.push_back({{"cell", describe(s.cell)},
-                         {"mode", mode_name(s.cell.mode)},
-                         {"direction", direction_name(s.cell.direction)},
-                         {"nodes", s.cell.nodes},
-                         {"trials", s.trials},
+    OrderedJson cell = {{"cell", describe(s.cell)},
+                        {"mode", mode_name(s.cell.mode)},
+                        {"direction", direction_name(s.cell.direction)},
+                        {"nodes", s.cell.nodes}};
+    add_method(s.cell, cell);
+    OrderedJson figures = {{"trials", s.trials},
                          {"violatingTrials", s.violating},
                          {"probability", s.probability},
                          {"interval95", {s.interval.low, s.interval.high}},
@@ -210,7 +231,9 @@ std::string upgrade_json(const UpgradeResults& r) {
                          {"upgradeDuration", summary_json(s.upgrade_duration)},
                          {"leadersAtEndTrials", s.leaders_at_end},
                          {"trialData", trial_fields_json(upgrade_trial_fields(), r.trials, begin,
-                                                         begin + r.options.trials)}});
+                                                         begin + r.options.trials)}};
+    for (auto& [key, value] : figures.items()) cell[key] = value;
+    out_cells.push_back(std::move(cell));
   }
   doc["cells"] = out_cells;
   doc["sample"] = {{"cell", describe(r.options.cells[r.sample.cell])},

@@ -67,7 +67,7 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
       }
     } else if (s.cell.mode != ElectionMode::lease) {
       const UpgradeCellSummary* lease =
-          find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes);
+          find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes, s.cell.method);
       const std::string goal = s.cell.mode == ElectionMode::coordinated
                                    ? "The KEP's goal (no violation)"
                                    : "No violation";

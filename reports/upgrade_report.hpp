@@ -36,16 +36,21 @@ inline constexpr ElectionMode kUpgradeModes[] = {ElectionMode::lease, ElectionMo
                                                  ElectionMode::mixed};
 inline constexpr UpgradeDirection kUpgradeDirections[] = {UpgradeDirection::upgrade,
                                                           UpgradeDirection::rollback};
+inline constexpr UpgradeSpec::Method kUpgradeMethods[] = {
+    UpgradeSpec::Method::node, UpgradeSpec::Method::kubeadm, UpgradeSpec::Method::replace};
 std::string mode_name(ElectionMode mode);
 std::string direction_name(UpgradeDirection direction);
 
 // mode {lease, coordinated, mixed} x direction {upgrade, rollback} x nodes {3, 5}, in that
 // nesting order (so lease/upgrade/3 comes first).
 std::vector<UpgradeCell> default_upgrade_cells();
-// The cells of every combination, in the same nesting order as the default grid.
+// The cells of every combination, in the same nesting order as the default grid, the method
+// innermost (so with the node method alone the grid is the one before methods existed).
 std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
                                       const std::vector<UpgradeDirection>& directions,
-                                      const std::vector<int>& nodes);
+                                      const std::vector<int>& nodes,
+                                      const std::vector<UpgradeSpec::Method>& methods = {
+                                          UpgradeSpec::Method::node});
 
 // Everything that changes a result (threads and shards never do).
 struct UpgradeOptions {

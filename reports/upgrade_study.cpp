@@ -42,7 +42,11 @@ std::optional<std::vector<UpgradeCell>> cells_from(const std::map<std::string, s
   if (!directions) return std::nullopt;
   const auto nodes = node_list(flag_or(f, "--nodes", "3,5"), error);
   if (!nodes) return std::nullopt;
-  return upgrade_grid(*modes, *directions, *nodes);
+  // The node method alone by default: the main job's figures stay what they were.
+  const auto methods = names_flag("--methods", flag_or(f, "--methods", "node"), kUpgradeMethods,
+                                  error);
+  if (!methods) return std::nullopt;
+  return upgrade_grid(*modes, *directions, *nodes, *methods);
 }
 
 // --downtime and --gap, each only if given.
@@ -88,6 +92,9 @@ class UpgradeSkewStudy final : public TrialStudy<UpgradeTrial> {
                   {{"--nodes", "control-plane sizes (default 3,5)"},
                    {"--modes", "election modes (default lease,coordinated,mixed)"},
                    {"--directions", "upgrade and/or rollback (default upgrade,rollback)"},
+                   {"--methods",
+                    "upgrade methods: node, kubeadm, replace (default node; see the scenario's "
+                    "upgrade.method)"},
                    {"--from", "old version (default 1.31.0)"},
                    {"--to", "new version (default 1.32.0)"},
                    {"--downtime", "how long a node is down (default 30s..90s)"},

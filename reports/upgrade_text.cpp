@@ -6,9 +6,13 @@
 
 namespace hasim {
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
-                                       ElectionMode mode, UpgradeDirection direction, int nodes) {
+                                       ElectionMode mode, UpgradeDirection direction, int nodes,
+                                       UpgradeSpec::Method method) {
   for (const UpgradeCellSummary& s : cells) {
-    if (s.cell.mode == mode && s.cell.direction == direction && s.cell.nodes == nodes) return &s;
+    if (s.cell.mode == mode && s.cell.direction == direction && s.cell.nodes == nodes &&
+        s.cell.method == method) {
+      return &s;
+    }
   }
   return nullptr;
 }
@@ -36,7 +40,7 @@ std::vector<std::string> key_results(const std::vector<UpgradeCellSummary>& cell
     bool first = true;
     for (const UpgradeCellSummary& s : cells) {
       if (s.cell.direction != direction || s.cell.nodes != nodes) continue;
-      line += std::string(first ? " " : "; ") + mode_name(s.cell.mode) + " " + probability_text(s) +
+      line += std::string(first ? " " : "; ") + mode_label(s.cell) + " " + probability_text(s) +
               (s.violating > 0 ? " (mean " + secs(s.violation_time.mean) + " when violated)"
                                : std::string());
       first = false;
@@ -100,7 +104,7 @@ std::vector<std::string> write_findings(const std::vector<UpgradeCellSummary>& c
   for (const UpgradeCellSummary& s : cells) {
     if (s.cell.mode == ElectionMode::lease) continue;
     const UpgradeCellSummary* lease =
-        find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes);
+        find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes, s.cell.method);
     std::string line = describe(s.cell) + ": " + fixed(s.writes_per_second(), 3) +
                        " election writes/s during the upgrade (" +
                        fixed(s.mean(s.lease_writes), 1) + " Lease and " +
@@ -113,6 +117,34 @@ std::vector<std::string> write_findings(const std::vector<UpgradeCellSummary>& c
   }
   return out;
 }
+
+namespace {
+
+// With other methods than node among the cells, what the timings mean for them; nothing for
+// the node method alone (the default report reads as it did).
+std::string methods_text(const UpgradeOptions& o) {
+  bool kubeadm = false;
+  bool replace = false;
+  for (const UpgradeCell& c : o.cells) {
+    kubeadm = kubeadm || c.method == UpgradeSpec::Method::kubeadm;
+    replace = replace || c.method == UpgradeSpec::Method::replace;
+  }
+  std::string out;
+  if (kubeadm) {
+    out += " Cells named .../kubeadm upgrade in place in kubeadm's order (kube-apiserver, "
+           "kube-controller-manager, kube-scheduler, each static pod waited for until its new "
+           "version runs; the start range is the kubelet noticing a manifest), then drain the "
+           "node and upgrade its kubelet for the down range.";
+  }
+  if (replace) {
+    out += " Cells named .../replace roll out as Cluster API's KubeadmControlPlane with "
+           "maxSurge 1: a new machine joins (provisioned within the down range) and passes "
+           "preflight before the oldest old one is drained and deleted; the next waits the gap.";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string settings_text(const UpgradeOptions& o) {
   const UpgradeSettings& s = o.settings;
@@ -137,7 +169,7 @@ std::string settings_text(const UpgradeOptions& o) {
          ", renewDeadline " + format_duration(s.renewDeadline) + ", retryPeriod " +
          format_duration(s.retryPeriod) + "; each trial runs " + format_duration(s.settle) +
          " past the last start; " + std::to_string(o.trials) + " trials per cell, seed " +
-         std::to_string(o.seed) + ".";
+         std::to_string(o.seed) + "." + methods_text(o);
 }
 
 std::string sample_title(const UpgradeResults& r) {

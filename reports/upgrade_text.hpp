@@ -53,7 +53,8 @@ inline constexpr std::string_view kViolation =
     "the old version until every apiserver is upgraded, and to be rolled back before any "
     "apiserver is.";
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
-                                       ElectionMode mode, UpgradeDirection direction, int nodes);
+                                       ElectionMode mode, UpgradeDirection direction, int nodes,
+                                       UpgradeSpec::Method method);
 std::string probability_text(const UpgradeCellSummary& s);
 std::string times_text(const UpgradeCellSummary& s);
 std::vector<std::string> key_results(const std::vector<UpgradeCellSummary>& cells);

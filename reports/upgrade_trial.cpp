@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "models/cluster/upgrade_methods.hpp"
 #include "models/cluster/upgrade_plan.hpp"
 #include "models/cluster/acting_leaders.hpp"
+#include "models/cluster/trace_kinds.hpp"
 #include "properties/no_skew.hpp"
 #include "reports/timeline_recorder.hpp"
 #include "scenarios/build.hpp"
@@ -30,15 +32,38 @@ Duration upper_bound(const DurationDistribution& d) {
   }
 }
 
-// The latest the upgrade's last component can start, from the distributions' bounds.
+// The latest the upgrade's last component can start, from the distributions' bounds. For
+// kubeadm and replace, which wait for the cluster, a bound for an upgrade without faults:
+// per node, three static pods each noticed, stopped within the grace period and polled for
+// (kubeadm), or a provisioning, a preflight requeue and a shutdown (replace).
 TrueTime latest_last_start(const Scenario& scenario) {
   const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
   const int passes = spec.emulation ? 2 : 1;
   const auto nodes = static_cast<std::int64_t>(scenario.section<ControlPlaneSpec>()->nodes.size());
-  const Duration per_node =
+  Duration per_node =
       upper_bound(spec.downtime) + upper_bound(spec.startJitter) + upper_bound(spec.gap);
+  if (spec.method == UpgradeSpec::Method::kubeadm) {
+    per_node = upper_bound(spec.downtime) + upper_bound(spec.gap) +
+               (upper_bound(spec.startJitter) + spec.grace + seconds(2)) * 3;
+  } else if (spec.method == UpgradeSpec::Method::replace) {
+    per_node = upper_bound(spec.provision) + cluster::kPreflightFailedRequeueAfter + spec.grace +
+               upper_bound(spec.gap);
+  }
   return TrueTime{spec.at.ns} + spec.canary + per_node * (nodes * passes);
 }
+
+// Where kubeadm and replace end: upgrade-done (or upgrade-failed), seen in the trace.
+class UpgradeEnd final : public TraceObserver {
+ public:
+  bool wants(std::string_view kind) const override {
+    return kind == cluster::trace_kind::kUpgradeDone || kind == cluster::trace_kind::kUpgradeFailed;
+  }
+  // Observers see every event that is built (TraceWriter::record), not only those they want.
+  void on_event(const TraceEvent& event) override {
+    if (!end && wants(event.kind)) end = event.t;
+  }
+  std::optional<TrueTime> end;
+};
 
 // The upgrade's actions, drawn exactly as schedule_upgrade draws them for this world.
 std::vector<cluster::UpgradeAction> plan_of(const Scenario& scenario, const World& world) {
@@ -58,6 +83,11 @@ class UpgradeCounters final : public TraceObserver {
   // Writes and leaders only.
   bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
   void on_event(const TraceEvent& event) override {
+    // kubeadm and replace: the window closes where the upgrade ends.
+    if (event.kind == cluster::trace_kind::kUpgradeDone ||
+        event.kind == cluster::trace_kind::kUpgradeFailed) {
+      to_ = std::min(to_, event.t);
+    }
     for (const ActingChange& change : leaders_.observe(event)) {
       if (change.started && event.t >= from_ && event.t <= to_) ++leader_changes;
     }
@@ -89,6 +119,8 @@ struct Run {
   TrueTime start{};
   TrueTime last_start{};
   TrueTime end{};
+  // kubeadm and replace: the end is found while running (run_reactive).
+  std::unique_ptr<UpgradeEnd> reactive;
 };
 
 Run prepare(const Scenario& scenario, std::uint64_t seed) {
@@ -96,6 +128,13 @@ Run prepare(const Scenario& scenario, std::uint64_t seed) {
   Run run;
   run.world = build_world(scenario, seed);
   run.world->trace().disable_hash();  // only the observers read this trace
+  const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
+  if (spec.method != UpgradeSpec::Method::node) {
+    run.start = TrueTime{spec.at.ns};
+    run.reactive = std::make_unique<UpgradeEnd>();
+    run.world->trace().add_observer(run.reactive.get());
+    return run;
+  }
   const auto plan = plan_of(scenario, *run.world);
   HASIM_ASSERT(!plan.empty());
   run.start = plan.front().at;
@@ -108,6 +147,22 @@ Run prepare(const Scenario& scenario, std::uint64_t seed) {
   return run;
 }
 
+// Runs to the upgrade's end and the settle time after it. The node method's end is its plan's
+// last start; kubeadm and replace run in steps until upgrade-done (or the scenario's duration,
+// which an upgrade without faults never reaches).
+void run_to_end(Run& run, const Scenario& scenario) {
+  if (run.reactive == nullptr) return (void)run.world->run_until(run.end);
+  const TrueTime cap{scenario.duration.ns};
+  const Duration settle = cap - latest_last_start(scenario);
+  HASIM_ASSERT(settle.ns >= 0);
+  while (!run.reactive->end && run.world->now() < cap) {
+    run.world->run_until(std::min(cap, run.world->now() + seconds(10)));
+  }
+  run.last_start = run.reactive->end.value_or(cap);
+  run.end = std::max(run.world->now(), run.last_start + settle);
+  run.world->run_until(run.end);
+}
+
 }  // namespace
 
 std::string_view to_string(UpgradeDirection direction) {
@@ -116,7 +171,14 @@ std::string_view to_string(UpgradeDirection direction) {
 
 std::string describe(const UpgradeCell& cell) {
   return std::string(to_string(cell.mode)) + "/" + std::string(to_string(cell.direction)) + "/" +
-         std::to_string(cell.nodes);
+         std::to_string(cell.nodes) +
+         (cell.method == UpgradeSpec::Method::node ? "" : "/" + std::string(to_string(cell.method)));
+}
+
+std::string mode_label(const UpgradeCell& cell) {
+  return std::string(to_string(cell.mode)) +
+         (cell.method == UpgradeSpec::Method::node ? ""
+                                                   : " (" + std::string(to_string(cell.method)) + ")");
 }
 
 Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& cell) {
@@ -145,6 +207,18 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
   UpgradeSpec spec = settings.upgrade;
   spec.at = kUpgradeAt;
   spec.to = upgrade ? settings.new_version : settings.old_version;
+  spec.method = cell.method;
+  if (cell.method == UpgradeSpec::Method::replace) {
+    // A new machine's provisioning takes the study's downtime; its nodes are named and
+    // zoned as the scenario loader does (upgrade_orchestrator/loader.cpp).
+    spec.provision = spec.downtime;
+    spec.replacements = cluster::replacement_nodes(cp.nodes, {std::string(kStoreNode)});
+    for (std::size_t i = 0; i < cp.nodes.size(); ++i) {
+      NodeSpec node{spec.replacements[i], scenario.nodes[i].zone, {}, {}};
+      node.up_at_start = false;
+      scenario.nodes.push_back(node);
+    }
+  }
   scenario.sections.set(spec);
   scenario.duration = Duration{latest_last_start(scenario).ns} + settings.settle;
   scenario.properties = {"no-skew"};
@@ -154,10 +228,10 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
 UpgradeTrial run_upgrade_trial(const Scenario& scenario, std::uint64_t seed) {
   Run run = prepare(scenario, seed);
   NoSkew skew("no-skew", std::nullopt);
-  UpgradeCounters counters(run.start, run.last_start);
+  UpgradeCounters counters(run.start, run.reactive ? TrueTime::max() : run.last_start);
   run.world->trace().add_observer(&skew);
   run.world->trace().add_observer(&counters);
-  run.world->run_until(run.end);
+  run_to_end(run, scenario);
   skew.finish(run.end);
   UpgradeTrial trial;
   trial.violated = skew.violation_count() > 0;
@@ -182,7 +256,7 @@ UpgradeTimeline upgrade_timeline(const Scenario& scenario, std::uint64_t seed) {
   TimelineRecorder recorder(TrueTime{1}, TrueTime{0}, newer);
   run.world->trace().add_observer(&skew);
   run.world->trace().add_observer(&recorder);
-  run.world->run_until(run.end);
+  run_to_end(run, scenario);
   skew.finish(run.end);
   UpgradeTimeline timeline;
   timeline.lanes = recorder.upgrade_lanes(run.end, skew);

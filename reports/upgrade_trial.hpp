@@ -26,10 +26,15 @@ struct UpgradeCell {
   ElectionMode mode = ElectionMode::lease;
   UpgradeDirection direction = UpgradeDirection::upgrade;
   int nodes = 3;
+  // How the upgrade is done (models/cluster/upgrade_methods.hpp); last, so cells of the node
+  // method order and compare as they did before methods were a dimension.
+  UpgradeSpec::Method method = UpgradeSpec::Method::node;
   auto operator<=>(const UpgradeCell&) const = default;
 };
-// "lease/upgrade/3"
+// "lease/upgrade/3", and "lease/upgrade/3/kubeadm" for another method than node.
 std::string describe(const UpgradeCell& cell);
+// "lease", or "lease (kubeadm)" for another method than node: a cell's mode in a chart.
+std::string mode_label(const UpgradeCell& cell);
 
 struct UpgradeSettings {
   std::string old_version = "1.31.0";

@@ -96,7 +96,7 @@ std::unique_ptr<World> build_world(const Scenario& scenario, std::uint64_t seed,
   for (const NodeSpec& node : scenario.nodes) {
     nodes.push_back(NodeSetup{node.name, node.zone,
                               LocalClock(node.clock.offset, node.clock.rate_ppb),
-                              node.stream_name});
+                              node.stream_name, node.up_at_start});
   }
   WorldOptions options;
   options.seed = seed;

@@ -40,6 +40,9 @@ struct NodeSpec {
   // Not in the file: the name its random streams are forked by, if not `name`, set by a
   // system that renamed its node (NodeSetup::stream_name; the control plane's store).
   std::string stream_name{};
+  // Not in the file: false for a machine that joins later (NodeSetup::up; the upgrade's
+  // "replace" method adds its new machines so).
+  bool up_at_start = true;
 };
 
 // The node's disks, the default one if it declares none.

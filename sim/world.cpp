@@ -104,7 +104,7 @@ World::World(std::vector<NodeSetup> nodes, WorldOptions options)
   for (NodeSetup& node : nodes) {
     std::string stream_name = stream_name_of(node);
     nodes_.push_back(NodeSlot{
-        std::move(node.name), std::move(node.zone), node.clock, true, {}, std::move(stream_name)});
+        std::move(node.name), std::move(node.zone), node.clock, node.up, {}, std::move(stream_name)});
   }
 }
 

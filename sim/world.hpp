@@ -41,6 +41,9 @@ struct NodeSetup {
   // name. A renamed node keeps its old stream name so every seed draws what it drew before
   // the rename (the ideal store's node, "etcd" until issue 11 part 5, now "store").
   std::string stream_name{};
+  // false: the node starts powered off and its processes start at its first node_up (a
+  // machine that does not exist yet: Cluster API's replacement of a control-plane node).
+  bool up = true;
 };
 
 struct WorldOptions {

@@ -17,17 +17,23 @@ TrueTime later(TrueTime t, Duration d) {
 
 }  // namespace
 
-std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
-                                        const std::string& from_binary,
-                                        const std::string& from_emulation, bool rollback,
-                                        Rng& rng) {
-  HASIM_ASSERT(!spec.to.empty() && !nodes.empty());
+std::vector<std::string> upgrade_order(const UpgradeSpec& spec, std::vector<std::string> nodes,
+                                       Rng& rng) {
   if (!spec.order.empty()) nodes = spec.order;
   if (spec.randomOrder) {  // Fisher-Yates from the seed
     for (std::size_t i = nodes.size(); i > 1; --i) {
       std::swap(nodes[i - 1], nodes[rng.below(i)]);
     }
   }
+  return nodes;
+}
+
+std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
+                                        const std::string& from_binary,
+                                        const std::string& from_emulation, bool rollback,
+                                        Rng& rng) {
+  HASIM_ASSERT(!spec.to.empty() && !nodes.empty());
+  nodes = upgrade_order(spec, std::move(nodes), rng);
   // The versions each pass leaves a node at.
   std::vector<std::pair<std::string, std::string>> passes;
   if (!spec.emulation) {

@@ -32,6 +32,11 @@ inline const std::vector<std::string>& control_plane_components() {
   return kComponents;
 }
 
+// The order nodes are upgraded in: `spec.order`, the control plane's (`nodes`), or a shuffle
+// drawn from `rng` ("random"; the plan's first draws).
+std::vector<std::string> upgrade_order(const UpgradeSpec& spec, std::vector<std::string> nodes,
+                                       Rng& rng);
+
 // Actions in time order (ties: plan order). `from_emulation` is the emulation version at start.
 // `rollback` says `spec.to` is older than `from_binary`.
 std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,

@@ -7,6 +7,7 @@
 
 #include "models/cluster/upgrade_spec.hpp"
 #include "properties/no_skew.hpp"
+#include "properties/rollout_capacity.hpp"
 #include "properties/skew_policy.hpp"
 #include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
@@ -21,8 +22,39 @@ struct UpgradeSpace {
 };
 
 void fill_space(const Scenario& scenario, FaultSpace& space) {
-  if (const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>())
-    space.facts.set(UpgradeSpace{*upgrade});
+  const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>();
+  if (upgrade == nullptr) return;
+  space.facts.set(UpgradeSpace{*upgrade});
+  // A replacement machine does not exist before the rollout creates it: a drawn fault that
+  // ended by powering it on would boot a machine nobody created. Its faults are not drawn.
+  // (space.processes are filled from the hosts afterwards.)
+  for (const std::string& node : upgrade->replacements) std::erase(space.hosts, node);
+}
+
+// Faults that stop a kube-apiserver: what rollout-capacity assumes away.
+bool stops_apiservers(std::string_view kind) {
+  return kind == "crash" || kind == "node-down" || kind == "disk-loss" || kind == "pod-delete" ||
+         kind == "terminate";
+}
+
+bool rollout_capacity_checked(const Scenario& scenario) {
+  const UpgradeSpec* upgrade = scenario.section<UpgradeSpec>();
+  return upgrade != nullptr && upgrade->method == UpgradeSpec::Method::replace &&
+         names_property(scenario, "rollout-capacity");
+}
+
+bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& choice) {
+  return rollout_capacity_checked(scenario) && stops_apiservers(choice.name);
+}
+
+void broken(const Scenario& scenario, std::vector<std::string>& out) {
+  if (!rollout_capacity_checked(scenario)) return;
+  for (const FaultSpec& fault : scenario.faults) {
+    if (!stops_apiservers(fault.kind)) continue;
+    out.push_back("a " + fault.kind + " fault at " + format_duration(fault.at) +
+                  " may stop a kube-apiserver, which rollout-capacity assumes no fault does");
+    return;
+  }
 }
 
 bool has_upgrade(const FaultSpace& space) { return space.facts.get<UpgradeSpace>() != nullptr; }
@@ -41,6 +73,14 @@ void redraw(const FaultSpace& space, Schedule& schedule) {
   u.canary = *rc::gen::arbitrary<bool>() ? draw_duration(Duration{}, minutes(2)) : Duration{};
   u.stop =
       *rc::gen::inRange(0, 4) == 0 ? UpgradeSpec::Stop::power_off : UpgradeSpec::Stop::terminate;
+  // The same draws for every method (the node method's searches stay as they were), then
+  // what a method does not take is put back: kubeadm never powers a node off; Cluster API
+  // picks the machines itself, and a replacement's provisioning stands for the downtime.
+  if (u.method == UpgradeSpec::Method::kubeadm) u.stop = UpgradeSpec::Stop::terminate;
+  if (u.method == UpgradeSpec::Method::replace) {
+    u.randomOrder = false;
+    u.provision = u.downtime;
+  }
   schedule.redraws.push_back(Redraw{"upgrade-timing", u});
 }
 
@@ -52,7 +92,15 @@ const UpgradeSpec& upgrade_of(const std::any& value) {
 
 std::string describe_timing(const std::any& value) {
   const UpgradeSpec& u = upgrade_of(value);
-  return "upgrade timing: start at " + format_duration(u.at) + ", order " +
+  if (u.method == UpgradeSpec::Method::replace) {
+    return "upgrade timing (replace): start at " + format_duration(u.at) + ", provision " +
+           u.provision.describe() + ", gap " + u.gap.describe() + ", canary " +
+           format_duration(u.canary) + ", stop by " +
+           (u.stop == UpgradeSpec::Stop::terminate ? "SIGTERM" : "power-off");
+  }
+  return std::string(u.method == UpgradeSpec::Method::kubeadm ? "upgrade timing (kubeadm)"
+                                                              : "upgrade timing") +
+         ": start at " + format_duration(u.at) + ", order " +
          (u.randomOrder ? "random" : "sequential") + ", downtime " + u.downtime.describe() +
          ", gap " + u.gap.describe() + ", start jitter " + u.startJitter.describe() +
          ", canary " + format_duration(u.canary) + ", stop by " +
@@ -75,6 +123,10 @@ std::unique_ptr<Property> no_skew(const std::string& spec, std::optional<Duratio
 
 std::unique_ptr<Property> skew_policy(const std::string& spec, std::optional<Duration>) {
   return std::make_unique<SkewPolicy>(spec);
+}
+
+std::unique_ptr<Property> rollout_capacity(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<RolloutCapacity>(spec);
 }
 
 }  // namespace
@@ -104,13 +156,20 @@ const CheckSystem& upgrade_check_system() {
             "components trace their binary and emulation versions and the apiservers they may "
             "use at start; each runs until its process stops"},
            skew_policy},
+          {{"rollout-capacity", "",
+            "during a rolling replacement (upgrade method \"replace\": Cluster API's "
+            "KubeadmControlPlane with maxSurge 1), from its first new machine to its end, no "
+            "fewer kube-apiservers serve than when it began; vacuous for other methods",
+            "no fault stops a kube-apiserver during the rollout; a kube-apiserver serves from "
+            "its start until its process stops"},
+           rollout_capacity},
       },
       {
           {"upgrade-timing", has_upgrade, nullptr, nullptr, false, redraw, &kTimingOps},
       },
       fill_space,
-      nullptr,
-      nullptr,
+      forbids,
+      broken,
   };
   return system;
 }

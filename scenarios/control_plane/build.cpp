@@ -83,6 +83,59 @@ void supervise(World& world, const KubeletSpec& spec) {
   });
 }
 
+// One control-plane node's kube-apiserver, kube-controller-manager and kube-scheduler; each
+// factory reads its own component's versions when the process (re)starts, so an upgrade can
+// change them one static pod at a time (kubeadm) or a node at a time.
+void add_node_components(World& world, const ControlPlaneSpec& cp, const ElectionPolicy& policy,
+                         const std::shared_ptr<api::IdealStore>& store,
+                         const std::string& node_name, ControlPlaneWiring& wiring) {
+  const auto node = world.find_node(node_name);
+  HASIM_ASSERT(node.has_value());
+  auto conditions = std::make_shared<api::ApiServerConditions>();
+  wiring.conditions[node_name] = conditions;
+  const ComponentVersion initial{cp.version,
+                                 cp.emulationVersion.empty() ? cp.version : cp.emulationVersion};
+  auto version_of = [&](std::string_view component) {
+    auto version = std::make_shared<ComponentVersion>(initial);
+    wiring.versions[node_name + "/" + std::string(component)] = version;
+    return version;
+  };
+  api::ApiServerConfig apiserver{
+      store, conditions, cp.requestTimeout, sampler(cp.apiserverLatency), sampler(cp.watchLag), {},
+      {},    {}};
+  election::RunWithLeaderElectionConfig cle;
+  cle.hostname = node_name;
+  cle.loopback = node_name + "/" + std::string(kApiServerProcess);
+  cle.election.leaseDuration = cp.coordination.leaseDuration;
+  cle.election.renewDeadline = cp.coordination.renewDeadline;
+  cle.election.retryPeriod = cp.coordination.retryPeriod;
+  cle.options.priority = cp.coordination.priority;
+  world.add_process(
+      *node, std::string(kApiServerProcess),
+      [apiserver, cle, version = version_of(kApiServerProcess), policy] {
+        api::ApiServerConfig config = apiserver;
+        ++version->starts;
+        config.version = version->binary;
+        config.emulation = version->emulation;
+        if (policy.coordinated(version->binary)) {  // --feature-gates=CoordinatedLeaderElection
+          config.hook = [cle] { return std::make_unique<election::RunWithLeaderElection>(cle); };
+        }
+        return std::make_unique<api::ApiServer>(std::move(config));
+      });
+  for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
+                                      std::pair{kSchedulerProcess, &cp.scheduler}}) {
+    const auto base = component_config(cp, *spec, process, node_name);
+    world.add_process(*node, std::string(process), [base, version = version_of(process), policy] {
+      cluster::ComponentConfig config = base;
+      ++version->starts;
+      config.version = version->binary;
+      config.emulation = version->emulation;
+      config.coordinated = policy.coordinated(version->binary);
+      return std::make_unique<cluster::Component>(std::move(config));
+    });
+  }
+}
+
 }  // namespace
 
 void add_control_plane(World& world, const Scenario& scenario, BuildState& built) {
@@ -109,52 +162,14 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
   wiring->store = store;
   const ElectionPolicy policy = election_policy(scenario);
 
-  for (const std::string& node_name : cp.nodes) {
-    const auto node = world.find_node(node_name);
-    HASIM_ASSERT(node.has_value());
-    auto conditions = std::make_shared<api::ApiServerConditions>();
-    wiring->conditions[node_name] = conditions;
-    auto version = std::make_shared<NodeVersion>(
-        NodeVersion{cp.version, cp.emulationVersion.empty() ? cp.version : cp.emulationVersion});
-    wiring->versions[node_name] = version;
-
-    // Each factory reads the node's versions when the process (re)starts.
-    api::ApiServerConfig apiserver{store,
-                                   conditions,
-                                   cp.requestTimeout,
-                                   sampler(cp.apiserverLatency),
-                                   sampler(cp.watchLag),
-                                   {},
-                                   {},
-                                   {}};
-    election::RunWithLeaderElectionConfig cle;
-    cle.hostname = node_name;
-    cle.loopback = node_name + "/" + std::string(kApiServerProcess);
-    cle.election.leaseDuration = cp.coordination.leaseDuration;
-    cle.election.renewDeadline = cp.coordination.renewDeadline;
-    cle.election.retryPeriod = cp.coordination.retryPeriod;
-    cle.options.priority = cp.coordination.priority;
-    world.add_process(*node, std::string(kApiServerProcess), [apiserver, cle, version, policy] {
-      api::ApiServerConfig config = apiserver;
-      config.version = version->binary;
-      config.emulation = version->emulation;
-      if (policy.coordinated(version->binary)) {  // --feature-gates=CoordinatedLeaderElection
-        config.hook = [cle] { return std::make_unique<election::RunWithLeaderElection>(cle); };
-      }
-      return std::make_unique<api::ApiServer>(std::move(config));
-    });
-    for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
-                                        std::pair{kSchedulerProcess, &cp.scheduler}}) {
-      const auto base = component_config(cp, *spec, process, node_name);
-      world.add_process(*node, std::string(process), [base, version, policy] {
-        cluster::ComponentConfig config = base;
-        config.version = version->binary;
-        config.emulation = version->emulation;
-        config.coordinated = policy.coordinated(version->binary);
-        return std::make_unique<cluster::Component>(std::move(config));
-      });
-    }
+  // The upgrade's replacement machines (method "replace") run the same static pods; their
+  // nodes start powered off and join when the orchestrator creates them.
+  std::vector<std::string> nodes = cp.nodes;
+  if (const auto* upgrade = scenario.section<UpgradeSpec>()) {
+    nodes.insert(nodes.end(), upgrade->replacements.begin(), upgrade->replacements.end());
   }
+  for (const std::string& node_name : nodes)
+    add_node_components(world, cp, policy, store, node_name, *wiring);
   supervise(world, cp.kubelet);
   track_leaders(world, scenario, *wiring);
 }

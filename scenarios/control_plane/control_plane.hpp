@@ -20,11 +20,14 @@
 
 namespace hasim {
 
-// The versions a node's components start with; the upgrade orchestrator changes them while
-// the node is down.
-struct NodeVersion {
+// The versions one component starts with (its static pod manifest's image and flags): the
+// upgrade orchestrator changes them per component (kubeadm) or per node (node, replace).
+struct ComponentVersion {
   std::string binary;
   std::string emulation;
+  // How often the kubelet has started this static pod: a new value is kubeadm's "the mirror
+  // pod's hash changed" (the pod was replaced since its manifest moved).
+  std::uint64_t starts = 0;
 };
 
 // What the built control plane leaves in the BuildState for its faults and the upgrade.
@@ -32,7 +35,9 @@ struct ControlPlaneWiring {
   static constexpr std::string_view kSection = "controlPlane";
   // The fault conditions of each control-plane node's kube-apiserver, by node name.
   std::map<std::string, std::shared_ptr<api::ApiServerConditions>> conditions;
-  std::map<std::string, std::shared_ptr<NodeVersion>> versions;  // by node name
+  // By process, "node/component" (kube-apiserver, kube-controller-manager, kube-scheduler),
+  // for every control-plane node and every replacement machine of the upgrade.
+  std::map<std::string, std::shared_ptr<ComponentVersion>> versions;
   // The ideal store behind every kube-apiserver: what systems built on the control plane
   // read as the cluster's state (CloudCore's pods) and seed before the run.
   std::shared_ptr<api::IdealStore> store;

@@ -7,6 +7,7 @@
 #include "models/apiserver/messages.hpp"
 #include "models/apiserver/trace_kinds.hpp"
 #include "models/cluster/trace_kinds.hpp"
+#include "models/cluster/upgrade_spec.hpp"
 #include "models/election/trace_kinds.hpp"
 #include "models/election/resource_lock.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
@@ -19,7 +20,14 @@ std::optional<std::vector<std::string>> processes_on(const scenario_loader::Cont
   const ControlPlaneNotes* notes = c.notes.get<ControlPlaneNotes>();
   if (notes == nullptr || !notes->nodes) return std::nullopt;
   const auto& nodes = *notes->nodes;
-  if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) return std::vector<std::string>{};
+  // The upgrade's replacement machines (method "replace") run the same static pods.
+  const UpgradeSpec* upgrade = c.scenario.section<UpgradeSpec>();
+  const bool replacement =
+      upgrade != nullptr && std::find(upgrade->replacements.begin(), upgrade->replacements.end(),
+                                      node) != upgrade->replacements.end();
+  if (!replacement && std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
+    return std::vector<std::string>{};
+  }
   return std::vector<std::string>{std::string(kApiServerProcess),
                                   std::string(kControllerManagerProcess),
                                   std::string(kSchedulerProcess)};

@@ -6,6 +6,7 @@
 #include "models/cluster/upgrade_plan.hpp"
 #include "models/election/semver.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/upgrade_orchestrator/methods.hpp"
 #include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 
@@ -29,12 +30,34 @@ std::string newer_version(const Scenario& scenario) {
   return is_rollback(scenario) ? cp->version : upgrade->to;
 }
 
+namespace {
+
+// "kubeadm" and "replace": executors that wait for the cluster (methods.hpp).
+void schedule_reactive_upgrade(World& world, const Scenario& scenario,
+                               const ControlPlaneWiring& wiring, Rng rng) {
+  const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
+  if (spec.method == UpgradeSpec::Method::kubeadm) {
+    std::vector<std::string> order = cluster::upgrade_order(spec, cp.nodes, rng);
+    return schedule_kubeadm_upgrade(world, spec, std::move(order), wiring, rng);
+  }
+  HASIM_ASSERT(spec.method == UpgradeSpec::Method::replace);
+  std::map<std::string, std::string> zones;
+  for (const NodeSpec& node : scenario.nodes) zones[node.name] = node.zone;
+  schedule_replace_upgrade(world, spec, cp.nodes, zones, wiring, rng);
+}
+
+}  // namespace
+
 void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built) {
   const UpgradeSpec& spec = *scenario.section<UpgradeSpec>();
   const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   const ControlPlaneWiring& wiring = *built.get<ControlPlaneWiring>();
   const bool rollback = is_rollback(scenario);
   Rng rng = world.fork_rng("scenario/upgrade");
+  if (spec.method != UpgradeSpec::Method::node) {
+    return schedule_reactive_upgrade(world, scenario, wiring, rng);
+  }
   const std::string from_emulation = cp.emulationVersion.empty() ? cp.version : cp.emulationVersion;
   World* w = &world;
   const bool power_off = spec.stop == UpgradeSpec::Stop::power_off;
@@ -53,10 +76,15 @@ void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built)
         });
         break;
       case cluster::UpgradeAction::Kind::node_up: {
-        std::shared_ptr<NodeVersion> version = wiring.versions.at(action.node);
-        world.at(action.at, [w, node, action, version, power_off] {
-          version->binary = action.binary;
-          version->emulation = action.emulation;
+        std::vector<std::shared_ptr<ComponentVersion>> versions;
+        for (const std::string& component : cluster::control_plane_components()) {
+          versions.push_back(wiring.versions.at(action.node + "/" + component));
+        }
+        world.at(action.at, [w, node, action, versions, power_off] {
+          for (const std::shared_ptr<ComponentVersion>& version : versions) {
+            version->binary = action.binary;
+            version->emulation = action.emulation;
+          }
           w->trace_fault(cluster::trace_kind::kUpgradeNodeUp, action.node,
                          {{"version", action.binary}, {"emulation", action.emulation}});
           if (power_off) w->node_up(node);  // the kubelet starts every static pod at boot

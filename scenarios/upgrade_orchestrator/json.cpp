@@ -21,16 +21,21 @@ Json distribution_text(const DurationDistribution& d) {
 void write_upgrade_timing(const UpgradeSpec& upgrade, Json& upgrade_json) {
   HASIM_ASSERT(upgrade_json.is_object());
   upgrade_json["at"] = duration_text(upgrade.at);
-  if (upgrade.randomOrder) {
+  if (upgrade.method == UpgradeSpec::Method::replace) {
+    // Keys "replace" refuses (the loader's check_method_keys) are left out.
+    upgrade_json["provision"] = distribution_text(upgrade.provision);
+  } else if (upgrade.randomOrder) {
     upgrade_json["order"] = "random";
   } else if (!upgrade.order.empty()) {
     upgrade_json["order"] = upgrade.order;
   } else {
     upgrade_json["order"] = "sequential";
   }
-  upgrade_json["downtime"] = distribution_text(upgrade.downtime);
+  if (upgrade.method != UpgradeSpec::Method::replace) {
+    upgrade_json["downtime"] = distribution_text(upgrade.downtime);
+    upgrade_json["startJitter"] = distribution_text(upgrade.startJitter);
+  }
   upgrade_json["gap"] = distribution_text(upgrade.gap);
-  upgrade_json["startJitter"] = distribution_text(upgrade.startJitter);
   upgrade_json["canary"] = duration_text(upgrade.canary);
   if (upgrade.stop == UpgradeSpec::Stop::terminate) {
     upgrade_json["stop"] = "terminate";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cluster/upgrade_methods.hpp"
 #include "models/cluster/upgrade_spec.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
@@ -122,6 +123,94 @@ void read_timings(JsonReader& r, const Json& value, const std::string& path, Upg
   read_duration_field(r, value, path, "grace", DurationSign::non_negative, spec.grace);
 }
 
+// "method": "node" (today's: a node's components stop and return together; the default),
+// "kubeadm" or "replace" (models/cluster/upgrade_methods.hpp).
+void read_method(JsonReader& r, const Json& value, const std::string& path, UpgradeSpec& spec) {
+  const auto text = r.string(value, path);
+  if (!text) return;
+  const auto& names = upgrade_method_names();
+  const auto it = std::find(names.begin(), names.end(), *text);
+  if (it != names.end()) {
+    spec.method = static_cast<UpgradeSpec::Method>(it - names.begin());
+    return;
+  }
+  r.error(path, "unknown method \"" + *text + "\"" + did_you_mean(*text, names) +
+                    "; use \"node\" (a node's components stop and return together; the "
+                    "default), \"kubeadm\" (in place, component by component in kubeadm's "
+                    "order, the kubelet last after a drain) or \"replace\" (Cluster API's "
+                    "rolling replacement: a new machine joins before an old one is deleted)");
+}
+
+// Keys that mean nothing to the chosen method: an error naming the key and what to do.
+void check_method_keys(Context& c, const Json& value, const std::string& path,
+                       const UpgradeSpec& spec) {
+  JsonReader& r = c.reader;
+  using Method = UpgradeSpec::Method;
+  struct Rule {
+    std::string_view key;
+    Method method;
+    std::string_view why;
+  };
+  static const Rule kRules[] = {
+      {"provision", Method::node, "only \"replace\" provisions new machines"},
+      {"provision", Method::kubeadm, "only \"replace\" provisions new machines"},
+      {"emulation", Method::kubeadm,
+       "the compatibility-version flow is modelled for the "
+       "\"node\" method only"},
+      {"emulation", Method::replace,
+       "the compatibility-version flow is modelled for the "
+       "\"node\" method only"},
+      {"order", Method::replace,
+       "Cluster API picks the machine to delete itself (the oldest "
+       "outdated one in the failure domain with most machines)"},
+      {"downtime", Method::replace,
+       "no node goes down and comes back: a new machine joins "
+       "(\"provision\") and an old one is deleted"},
+      {"startJitter", Method::replace,
+       "a joining machine's kubelet starts its static pods at "
+       "boot (\"provision\" is the time to that)"},
+  };
+  for (const Rule& rule : kRules) {
+    if (rule.method != spec.method || JsonReader::field(value, rule.key) == nullptr) continue;
+    r.error(JsonReader::key_path(path, rule.key),
+            "key \"" + std::string(rule.key) + "\" does not apply to \"method\": \"" +
+                std::string(to_string(spec.method)) + "\": " + std::string(rule.why) +
+                "; remove \"" + std::string(rule.key) + "\" or choose another method");
+  }
+  if (spec.method == Method::kubeadm && spec.stop == UpgradeSpec::Stop::power_off) {
+    r.error(JsonReader::key_path(path, "stop"),
+            "\"stop\": \"power-off\" does not apply to \"method\": \"kubeadm\": kubeadm "
+            "replaces one static pod at a time and never powers a node off; remove \"stop\" "
+            "or use \"method\": \"node\"");
+  }
+  const ControlPlaneSpec* cp = c.scenario.section<ControlPlaneSpec>();
+  if (spec.method == Method::replace && cp != nullptr && cp->loadBalancer) {
+    r.error(JsonReader::key_path(path, "method"),
+            "\"method\": \"replace\" does not work with \"controlPlane\": {\"access\": "
+            "\"loadBalancer\"} yet: the balancer's backends would change as machines come "
+            "and go, which hasim does not model; use \"access\": \"local\" or another method");
+  }
+}
+
+// "replace": one new machine per control-plane node, named after them and in the zone (the
+// failure domain) of the node it takes the place of, powered off until it is created.
+void add_replacement_nodes(Context& c, UpgradeSpec& spec) {
+  const ControlPlaneNotes* notes = c.notes.get<ControlPlaneNotes>();
+  if (notes == nullptr || !notes->nodes || notes->nodes->empty()) return;
+  const std::vector<std::string>& cp = *notes->nodes;
+  spec.replacements = cluster::replacement_nodes(cp, c.nodes.names);
+  for (std::size_t i = 0; i < cp.size(); ++i) {
+    const std::string& name = spec.replacements[i];
+    const std::string zone = c.nodes.zone_of.at(cp[i]);
+    NodeSpec node{name, zone, {}, {}};
+    node.up_at_start = false;
+    c.scenario.nodes.push_back(node);
+    c.nodes.names.push_back(name);
+    c.nodes.zone_of.emplace(name, zone);
+    c.nodes.disks_of[name] = {std::string(kDefaultDisk)};
+  }
+}
+
 }  // namespace
 
 void read_upgrade(Context& c, const Json& value, const std::string& path) {
@@ -177,7 +266,16 @@ void read_upgrade(Context& c, const Json& value, const std::string& path) {
             "process at once, with no SIGTERM and no grace period; remove \"grace\", or use "
             "\"stop\": \"terminate\"");
   }
-  if (r.error_count() == before) c.scenario.sections.set(std::move(spec));
+  if (const Json* v = JsonReader::field(value, "method")) {
+    read_method(r, *v, JsonReader::key_path(path, "method"), spec);
+  }
+  if (const Json* v = JsonReader::field(value, "provision")) {
+    if (auto d = r.distribution(*v, JsonReader::key_path(path, "provision"))) spec.provision = *d;
+  }
+  check_method_keys(c, value, path, spec);
+  if (r.error_count() != before) return;
+  if (spec.method == UpgradeSpec::Method::replace) add_replacement_nodes(c, spec);
+  c.scenario.sections.set(std::move(spec));
 }
 
 }  // namespace hasim::scenario_loader

@@ -12,10 +12,11 @@ const ScenarioSystem& upgrade_scenario_system() {
     s.section = UpgradeSpec::kSection;
     s.key_sets = {{"upgrade",
                    {"at", "to", "order", "downtime", "gap", "startJitter", "canary", "emulation",
-                    "stop", "grace"}}};
+                    "stop", "grace", "method", "provision"}}};
     s.read = scenario_loader::read_upgrade;
     s.schedule = schedule_upgrade;
-    s.dictionary = {"sequential", "random", "terminate", "power-off", "30s..90s"};
+    s.dictionary = {"sequential", "random", "terminate", "power-off", "30s..90s",
+                    "node",       "kubeadm", "replace"};
     return s;
   }();
   return system;

@@ -30,6 +30,12 @@ const std::map<std::string, Expected>& expected() {
       {"coordinated-priority-3.json", {true, ""}},
       {"mixed-upgrade-3.json", {false, "elected by the election controller"}},
       {"coordinated-old-node-crash-3.json", {false, "took over the expired Lease"}},
+      // The kubeadm and replace methods: a controller never talks to an older apiserver
+      // (skew-policy holds), but the lease race of KEP-4355 remains (no-skew).
+      {"kubeadm-lease-upgrade-3.json", {false, "acquired the Lease itself"}},
+      {"kubeadm-coordinated-upgrade-3.json", {true, ""}},
+      {"replace-lease-upgrade-3.json", {false, "acquired the Lease itself"}},
+      {"replace-coordinated-upgrade-3.json", {true, ""}},
   };
   return table;
 }
