@@ -8,6 +8,7 @@
 #include "models/cloudcore/service.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
 #include "scenarios/cloudcore/cloudcore.hpp"
+#include "scenarios/cloudcore/workload.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
@@ -198,11 +199,15 @@ void add_cloudcore(World& world, const Scenario& scenario, BuildState& built) {
       config.apiservers.push_back(cp_node + "/" + std::string(kApiServerProcess));
     }
     config.load_balanced = config.apiservers.size() > 1;
+    config.delivery.edge_nodes = spec.edge_nodes;
     const ProcessId process = world.add_process(
         *node, std::string(CloudCoreSpec::kProcess),
         [config] { return std::make_unique<cloudcore::CloudCore>(config); });
     create_pod(*wiring->store, process, spec, node_name);
   }
+  const auto writer = world.find_process(cp.nodes.front() + "/" + std::string(kApiServerProcess));
+  HASIM_ASSERT(writer.has_value());
+  add_edge_workload(world, spec, *wiring->store, *writer);
   auto service = std::make_shared<cloudcore::ServiceEndpoints>();
   world.keep_alive(service);
   if (spec.load_balancer == CloudLoadBalancer::keepalived) {

@@ -128,6 +128,17 @@ struct CloudCoreRig {
       if (it != store.end()) response.object = std::make_shared<api::Object>(it->second);
       return;
     }
+    if (request.verb == api::Verb::list || request.verb == api::Verb::watch) {
+      // The delivery's informers (models/cloudcore/delivery.hpp): a list of the kind, and a
+      // watch that stays quiet.
+      for (const auto& [key, object] : store) {
+        if (key.kind == request.key.kind) {
+          response.items.push_back(std::make_shared<api::Object>(object));
+        }
+      }
+      response.resourceVersion = revision;
+      return;
+    }
     const auto& refusal = request.key.kind == api::Kind::pod ? pod_update : lock_update;
     if (request.verb == api::Verb::update && refusal.has_value()) {
       response.status = *refusal;
