@@ -1,27 +1,14 @@
 #include "models/cloudcore/node_queue.hpp"
 
-#include "models/cloudcore/object_sync.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::cloudcore {
-namespace {
-
-std::string message_key(const api::Object& object) {
-  return std::string(resource_type(object.key.kind)) + "/" + object.key.namespace_ + "/" +
-         object.key.name;
-}
-
-}  // namespace
-
 bool NodeQueue::add(Operation operation, api::ObjectPtr object) {
-  HASIM_ASSERT(object != nullptr);
-  if (operation == Operation::response) {
-    push(QueuedMessage{"response/" + std::to_string(++responses_), operation, std::move(object)});
-    return true;
-  }
-  QueuedMessage message{message_key(*object), operation, std::move(object)};
+  HASIM_ASSERT(object != nullptr && !object->uid.empty());
+  QueuedMessage message{object->uid, operation, std::move(object)};
   const auto it = store_.find(message.key);
-  if (it != store_.end() && operation != Operation::delete_) {
+  const bool forced = operation == Operation::delete_ || operation == Operation::response;
+  if (it != store_.end() && !forced) {
     const QueuedMessage& stored = it->second;
     if (stored.operation == Operation::delete_) return false;  // a stored delete wins
     if (stored.object->resourceVersion >= message.object->resourceVersion) return false;

@@ -1,11 +1,11 @@
 #pragma once
 // One edge node's message queue in CloudHub's channel queue (KE@v1.5.0:cloud/pkg/cloudhub/
 // channelq/channelq.go, nodeQueue and nodeStore): a work queue of keys in FIFO order, each
-// key present at most once, plus a store holding the message to send for each key. A
-// message about an object has the key "<type>/<namespace>/<name>"; in the store a newer
-// resourceVersion replaces an older one, an older or equal one is dropped, and a stored
-// delete is never replaced by anything but another delete. A response (the answer to the
-// edge's query) always queues, under a key of its own. Pure: no Env, no time.
+// key present at most once, plus a store holding the message to send for each key. The key
+// is the object's UID (getMsgKey: GetMessageUID), so a deleted object and a new one of the
+// same name are two keys. A delete or a response (the answer to the edge's query) always
+// replaces what the store holds for the key; an insert or update is dropped when the store
+// holds a delete or the same or a newer resourceVersion. Pure: no Env, no time.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -41,7 +41,6 @@ class NodeQueue {
 
   std::deque<std::string> order_;
   std::map<std::string, QueuedMessage, std::less<>> store_;
-  std::uint64_t responses_ = 0;  // for the responses' own keys
 };
 
 }  // namespace hasim::cloudcore

@@ -96,26 +96,30 @@ TEST_CASE("the edge never applies a stale version over a newer one", "[cloudcore
   CHECK(decide_edge_apply(Operation::delete_, at(4), std::nullopt) == EdgeApply::absent);
 }
 
-TEST_CASE("the node queue keeps one message per key: newer wins, a delete wins",
+TEST_CASE("the node queue keeps one message per UID: newer wins, deletes and responses force",
           "[cloudcore]") {
   NodeQueue queue;
   CHECK(queue.add(Operation::insert, object(api::Kind::pod, "p", 5)));
   CHECK_FALSE(queue.add(Operation::update, object(api::Kind::pod, "p", 4)));
   CHECK(queue.add(Operation::update, object(api::Kind::pod, "p", 6)));
-  CHECK(queue.add(Operation::insert, object(api::Kind::config_map, "p", 2)));
-  CHECK(queue.size() == 2);  // one key per object, the pod's first
+  CHECK(queue.add(Operation::insert, object(api::Kind::config_map, "c", 2)));
+  // A new pod of the same name is another object: its own key.
+  CHECK(queue.add(Operation::insert, object(api::Kind::pod, "p", 8, "p-uid-2")));
+  CHECK(queue.size() == 3);
   CHECK(queue.add(Operation::delete_, object(api::Kind::pod, "p", 6)));
   CHECK_FALSE(queue.add(Operation::update, object(api::Kind::pod, "p", 9)));
-  CHECK(queue.add(Operation::response, object(api::Kind::config_map, "p", 2)));
-  CHECK(queue.size() == 3);  // a response has a key of its own
+  CHECK(queue.add(Operation::response, object(api::Kind::config_map, "c", 1)));
+  CHECK(queue.size() == 3);  // the queue holds each key once, in its first place
   auto first = queue.pop();
   REQUIRE(first.has_value());
   CHECK(first->operation == Operation::delete_);
-  CHECK(first->key == "pod/default/p");
+  CHECK(first->key == "p-uid");
   queue.requeue(*first);
-  CHECK(queue.pop()->key == "configmap/default/p");
-  CHECK(queue.pop()->operation == Operation::response);
-  CHECK(queue.pop()->key == "pod/default/p");
+  const auto second = queue.pop();
+  CHECK(second->operation == Operation::response);
+  CHECK(second->object->resourceVersion == 1);
+  CHECK(queue.pop()->key == "p-uid-2");
+  CHECK(queue.pop()->key == "p-uid");
   CHECK_FALSE(queue.pop().has_value());
 }
 
@@ -208,7 +212,7 @@ TEST_CASE("edge-converges: delivery through a leader crash converges; a tight bo
       CHECK_THAT(run->violations.at(0)->detail,
                  Catch::Matchers::Contains(
                      "e2/edgecore's store differs from the cloud for ConfigMap "
-                     "default/e2-pod-0-cm-0 (the cloud has resourceVersion 609, the edge 10) from "
+                     "default/e2-pod-0-cm-0 (the cloud has resourceVersion 597, the edge 10) from "
                      "t=125.000000000s to at least t=150.003000000s, longer than the bound 20s"));
     }
   }
