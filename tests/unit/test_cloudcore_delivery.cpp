@@ -212,7 +212,7 @@ TEST_CASE("edge-converges: delivery through a leader crash converges; a tight bo
       CHECK_THAT(run->violations.at(0)->detail,
                  Catch::Matchers::Contains(
                      "e2/edgecore's store differs from the cloud for ConfigMap "
-                     "default/e2-pod-0-cm-0 (the cloud has resourceVersion 597, the edge 10) from "
+                     "default/e2-pod-0-cm-0 (the cloud has resourceVersion 600, the edge 10) from "
                      "t=125.000000000s to at least t=150.003000000s, longer than the bound 20s"));
     }
   }
