@@ -118,18 +118,21 @@ void Delivery::on_object_sync(api::WatchEventType type, const api::ObjectPtr& sy
     return;
   }
   syncs_of_[target].insert(sync->key);
-  refresh(sync->key);
+  refresh(*sync, target);
 }
 
 void Delivery::refresh(const api::ObjectKey& key) {
   const api::ObjectPtr sync = object_syncs_.get(key);
   if (sync == nullptr) return (void)unsynced_.erase(key);
-  const api::ObjectPtr object = informer_for(object_sync_target(*sync).kind).get(
-      object_sync_target(*sync));
-  if (compare_object_sync(*sync, object.get()) == SyncAction::none) {
-    unsynced_.erase(key);
+  refresh(*sync, object_sync_target(*sync));
+}
+
+void Delivery::refresh(const api::Object& sync, const api::ObjectKey& target) {
+  const api::ObjectPtr object = informer_for(target.kind).get(target);
+  if (compare_object_sync(sync, object.get()) == SyncAction::none) {
+    unsynced_.erase(sync.key);
   } else {
-    unsynced_.insert(key);
+    unsynced_.insert(sync.key);
   }
 }
 

@@ -75,7 +75,9 @@ class Delivery {
                      std::uint64_t resource_version);
   void saved(Env& env, const std::string& name);
   void sync_pass(Env& env);
+  // Whether an ObjectSync differs from its object, kept in unsynced_.
   void refresh(const api::ObjectKey& sync);
+  void refresh(const api::Object& sync, const api::ObjectKey& target);
   const api::Informer& informer_for(api::Kind kind) const;
 
   DeliveryConfig config_;

@@ -194,20 +194,20 @@ class WorkloadWriter {
     auto done = [&written](const api::StoreResult& result) {
       if (api::is_success(result.status)) written = result.object;
     };
-    const api::Object request = object;
     if (op == EdgeChangeOp::create) store_.create(writer_, std::move(object), done);
     if (op == EdgeChangeOp::update) store_.update(writer_, std::move(object), done);
     if (op == EdgeChangeOp::delete_) store_.remove(writer_, object.key, done);
     if (written == nullptr) return;  // the name is taken, or the store is cut off
-    const std::int64_t rv = static_cast<std::int64_t>(
-        op == EdgeChangeOp::delete_ ? request.resourceVersion : written->resourceVersion);
-    world_.trace_fault(cloudcore::trace_kind::kWorkload, request.pod_spec.nodeName,
+    // What the store holds now; for a delete, the last state (the resourceVersion deleted).
+    const api::Object& state = *written;
+    const auto rv = static_cast<std::int64_t>(state.resourceVersion);
+    world_.trace_fault(cloudcore::trace_kind::kWorkload, state.pod_spec.nodeName,
                        {{"op", kOps[static_cast<std::size_t>(op)]},
-                        {"object", api::describe(request.key)},
-                        {"uid", request.uid},
+                        {"object", api::describe(state.key)},
+                        {"uid", state.uid},
                         {"rv", rv},
-                        {"configMaps", joined(request.pod_spec.configMaps)},
-                        {"secrets", joined(request.pod_spec.secrets)}});
+                        {"configMaps", joined(state.pod_spec.configMaps)},
+                        {"secrets", joined(state.pod_spec.secrets)}});
   }
 
   World& world_;
