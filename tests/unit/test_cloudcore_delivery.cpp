@@ -10,8 +10,10 @@
 #include "models/cloudcore/node_queue.hpp"
 #include "models/cloudcore/object_sync.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
+#include "properties/cloudcore/edge_converges.hpp"
 #include "properties/run.hpp"
 #include "scenario_loader_helpers.hpp"
+#include "sim/trace_kinds.hpp"
 
 using namespace hasim;
 using namespace hasim::testing;
@@ -215,5 +217,60 @@ TEST_CASE("edge-converges: delivery through a leader crash converges; a tight bo
                      "default/e2-pod-0-cm-0 (the cloud has resourceVersion 600, the edge 10) from "
                      "t=125.000000000s to at least t=150.003000000s, longer than the bound 20s"));
     }
+  }
+}
+
+TEST_CASE("edge-converges: a stale overwrite at once; a lagging edge after the bound, counted "
+          "from the heal",
+          "[cloudcore]") {
+  namespace cc = cloudcore::trace_kind;
+  const auto at = [](std::int64_t s) { return TrueTime{s * 1'000'000'000}; };
+  const auto workload = [&](EdgeConverges& p, std::int64_t s, std::string op, std::int64_t rv) {
+    p.on_event(TraceEvent{at(s), "e1", "", cc::kWorkload,
+                          {{"op", std::move(op)},
+                           {"object", std::string("Pod default/p")},
+                           {"rv", rv},
+                           {"configMaps", std::string("c")},
+                           {"secrets", std::string()}}});
+  };
+  const auto apply = [&](EdgeConverges& p, std::int64_t s, std::string object, std::int64_t rv,
+                         std::string result) {
+    p.on_event(TraceEvent{at(s), "e1", "edgecore", cc::kEdgeStoreApply,
+                          {{"object", std::move(object)},
+                           {"operation", std::string("update")},
+                           {"rv", rv},
+                           {"result", std::move(result)}}});
+  };
+  {
+    EdgeConverges stale("edge-converges:30s", seconds(30));
+    workload(stale, 1, "create", 7);
+    apply(stale, 2, "Pod default/p", 7, "store");
+    apply(stale, 3, "Pod default/p", 6, "store");
+    REQUIRE(stale.violation().has_value());
+    CHECK(stale.violation()->at == at(3));
+    CHECK(stale.violation()->detail ==
+          "e1/edgecore replaced Pod default/p at resourceVersion 7 by the older 6 (a stale "
+          "overwrite)");
+  }
+  {
+    // The pod arrives, its ConfigMap (referenced, created nowhere) is not wanted until it
+    // exists; the pod's deletion reaches the edge 40s late, but a partition healed at 25s.
+    EdgeConverges late("edge-converges:30s", seconds(30));
+    workload(late, 1, "create", 7);
+    apply(late, 2, "Pod default/p", 7, "store");
+    workload(late, 10, "delete", 7);
+    late.on_event(TraceEvent{at(15), "", "", hasim::trace_kind::kPartition, {}});
+    late.on_event(TraceEvent{at(25), "", "", hasim::trace_kind::kHeal,
+                             {{"cut", std::string("all")}}});
+    apply(late, 50, "Pod default/p", 7, "remove");
+    CHECK_FALSE(late.violation().has_value());  // 25s after the heal: within 30s
+    workload(late, 60, "create", 9);
+    late.finish(at(100));
+    REQUIRE(late.violation().has_value());
+    CHECK(late.violation()->at == at(90));
+    CHECK(late.violation()->detail ==
+          "e1/edgecore's store differs from the cloud for Pod default/p (the cloud has "
+          "resourceVersion 9, the edge none) from t=60.000000000s to at least "
+          "t=100.000000000s, longer than the bound 30s");
   }
 }
