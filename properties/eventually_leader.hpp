@@ -3,9 +3,8 @@
 // apiserver fault in force), some process acts as leader for each lease within BOUND of
 // true time. Crashed components count as healed: the kubelet restarts them, and the other
 // candidates must take over anyway. Assumes at least one candidate can run.
-#include <set>
-
 #include "models/cluster/acting_leaders.hpp"
+#include "properties/faults_in_force.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {
@@ -17,20 +16,14 @@ class EventuallyLeader final : public Property {
   void finish(TrueTime end) override;
 
  private:
-  void track_faults(const TraceEvent& event);
   void check(TrueTime now);
 
   Duration bound_;
   ActingLeaders leaders_;
   std::map<std::string, TrueTime> leaderless_since_;  // leases nobody acts for
-  std::map<std::string, std::size_t> overdue_;        // lease -> its open violation window
+  FaultsInForce faults_;
+  std::map<std::string, std::size_t> overdue_;  // lease -> its open violation window
   void close_overdue(const std::string& lease, TrueTime at);
-  std::int64_t active_faults_ = 0;
-  TrueTime healed_since_{};
-  std::set<std::string> paused_;  // processes paused now
-  std::int64_t cuts_ = 0;
-  std::int64_t nodes_down_ = 0;
-  std::int64_t apiserver_faults_ = 0;
 };
 
 }  // namespace hasim

@@ -10,7 +10,8 @@
 namespace hasim::scenario_loader {
 namespace {
 
-constexpr std::int64_t kMaxNodes = 1000;
+// Room for KubeEdge's 1,000 edge nodes beside the control plane and CloudCore hosts.
+constexpr std::int64_t kMaxNodes = 2000;
 
 ClockSpec read_clock(JsonReader& r, const Json& value, const std::string& path) {
   ClockSpec clock;
@@ -124,7 +125,7 @@ void read_nodes(Context& c, const Json& value, const std::string& path) {
             "[{\"name\": \"n1\", \"zone\": \"a\"}], found " +
                 JsonReader::describe(value));
   } else if (value.empty() || value.size() > static_cast<std::size_t>(kMaxNodes)) {
-    r.error(path, "expected 1 to 1000 nodes, found " + std::to_string(value.size()) +
+    r.error(path, "expected 1 to 2000 nodes, found " + std::to_string(value.size()) +
                       "; list at least one node, e.g. [{\"name\": \"n1\"}]");
   } else {
     std::map<std::string, std::size_t, std::less<>> first_use;

@@ -86,13 +86,18 @@ class Network {
     TrueTime last_delivery{};  // FIFO: the next message arrives no earlier than this
     bool open = false;
   };
-  std::size_t index(NodeId from, NodeId to) const {
-    return static_cast<std::size_t>(from) * node_count_ + to;
-  }
+  struct Link {
+    LinkParams params;
+    Rng rng;
+  };
+  Link& link_state(NodeId from, NodeId to);
 
   std::size_t node_count_;
-  std::vector<LinkParams> links_;
-  std::vector<Rng> link_rngs_;
+  std::vector<std::string> node_names_;  // the links' stream names
+  LinkParams remote_;
+  LinkParams loopback_;
+  Rng root_;
+  std::map<std::pair<NodeId, NodeId>, Link> links_;  // those used or set so far
   Reachability reachability_;
   std::map<std::pair<ProcessId, ProcessId>, Connection> connections_;
   std::vector<Flight> flights_;

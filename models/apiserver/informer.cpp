@@ -95,7 +95,11 @@ void Informer::apply(Env& env, WatchEventType type, const ObjectPtr& object) {
     return handler_(env, type, old, old);
   }
   if (old != nullptr && old->resourceVersion == object->resourceVersion) return;  // a re-list
-  cache_[object->key] = object;
+  if (old == nullptr) {
+    cache_.emplace_hint(it, object->key, object);
+  } else {
+    it->second = object;
+  }
   handler_(env, old == nullptr ? WatchEventType::added : WatchEventType::modified, old, object);
 }
 

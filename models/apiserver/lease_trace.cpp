@@ -67,6 +67,8 @@ bool is_election_object(const Object& object) {
     case Kind::config_map:  // only as a lock: other ConfigMaps (a leader's work) are not
       return object.annotations.contains(std::string(kLeaderAnnotation));
     case Kind::pod:  // CloudCore's readiness gate lives on its Pod: no election record
+    case Kind::secret:
+    case Kind::object_sync:
       return false;
   }
   return false;
@@ -90,6 +92,8 @@ void trace_lease_write(Env& env, const Request& request, const Object& stored) {
     case Kind::config_map:
       return trace_annotation(env, head, stored);
     case Kind::pod:
+    case Kind::secret:
+    case Kind::object_sync:
       HASIM_ASSERT(false);  // is_election_object refused it
       return;
   }

@@ -14,6 +14,10 @@ std::string_view to_string(Kind kind) {
       return "LeaseCandidate";
     case Kind::pod:
       return "Pod";
+    case Kind::secret:
+      return "Secret";
+    case Kind::object_sync:
+      return "ObjectSync";
   }
   return "?";
 }

@@ -19,7 +19,15 @@
 
 namespace hasim::api {
 
-enum class Kind : std::uint8_t { lease, endpoints, config_map, lease_candidate, pod };
+enum class Kind : std::uint8_t {
+  lease,
+  endpoints,
+  config_map,
+  lease_candidate,
+  pod,
+  secret,       // v1 Secret: `data` (KubeEdge delivers it to edge nodes)
+  object_sync,  // reliablesyncs.kubeedge.io/v1alpha1 ObjectSync (KubeEdge CloudCore)
+};
 std::string_view to_string(Kind kind);
 
 struct ObjectKey {
@@ -69,8 +77,30 @@ struct PodReadiness {
   bool operator==(const PodReadiness&) const = default;
 };
 
+// The v1 Pod spec fields KubeEdge's delivery reads: spec.nodeName (a pod bound to an edge
+// node is sent there) and the ConfigMaps and Secrets its volumes and env reference (the edge
+// queries those it lacks; KE@v1.5.0:cloud/pkg/edgecontroller/manager/location.go).
+struct PodSpec {
+  std::string nodeName;
+  std::vector<std::string> configMaps;  // names, in the pod's namespace
+  std::vector<std::string> secrets;
+  bool operator==(const PodSpec&) const = default;
+};
+
+// reliablesyncs.kubeedge.io/v1alpha1 ObjectSync, named "<nodeName>.<objectUID>" in the
+// object's namespace (KE@v1.5.0:cloud/pkg/apis/reliablesyncs/v1alpha1/objectsync_types.go):
+// the resourceVersion of the object the edge node last acknowledged.
+struct ObjectSyncSpec {
+  std::string objectKind;  // "pod", "configmap", "secret" (the message's resource type)
+  std::string objectName;
+  // status.objectResourceVersion; unset until the first UpdateStatus.
+  std::optional<std::uint64_t> objectResourceVersion;
+  bool operator==(const ObjectSyncSpec&) const = default;
+};
+
 struct Object {
   ObjectKey key;
+  std::string uid;  // metadata.uid: set by whoever creates it here (the ideal store does not)
   std::uint64_t resourceVersion = 0;  // 0 in a request: no precondition (create)
   // Set by kube-apiserver on create from its wall clock, whole seconds (metav1.Time).
   LocalTime creationTimestamp{};
@@ -80,6 +110,8 @@ struct Object {
   std::map<std::string, std::string> data;  // kind config_map
   LeaseCandidateSpec candidate;             // kind lease_candidate
   PodReadiness pod;                         // kind pod
+  PodSpec pod_spec;                         // kind pod
+  ObjectSyncSpec object_sync;               // kind object_sync
 };
 
 // metav1.MicroTime keeps microseconds, metav1.Time whole seconds: a time written to the API

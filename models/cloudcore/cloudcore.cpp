@@ -134,6 +134,8 @@ void CloudCore::started_leading(Env& env) {
   // (WaitForCacheSync) before StartCloudHub listens.
   modules_started_ = true;
   env.trace(trace_kind::kModulesStart, {{"identity", identity_}});
+  delivery_ = std::make_unique<Delivery>(config_.delivery, *client_, env);
+  delivery_->start(env);
   env.set_timer(config_.informer_sync, module_tags_.tag());
   // Not waiting for the modules: the patch runs right after StartModules returns.
   patch_gate(env, kConditionTrue, "started-leading", [this](Env& e, api::Status status) {

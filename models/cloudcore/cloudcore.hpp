@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "models/apiserver/client.hpp"
+#include "models/cloudcore/delivery.hpp"
 #include "models/election/leader_elector.hpp"
 
 namespace hasim::cloudcore {
@@ -60,6 +61,7 @@ struct CloudCoreConfig {
   Duration readyz_timeout = seconds(20);      // NewLeaderReadyzAdaptor(20 * time.Second)
   int patch_retries = 3;                      // TryToPatchPodReadinessGate's maxRetries
   Duration patch_dial_timeout = seconds(30);  // net.Dialer Timeout of a new rest client
+  DeliveryConfig delivery;                    // the edge nodes, resend and sync periods
 };
 
 class CloudCore final : public Process {
@@ -92,6 +94,7 @@ class CloudCore final : public Process {
   void graceful_shutdown(Env& env, std::string_view why);
   void on_edge_connect(Env& env, ProcessId from, const std::string& node);
   void on_keepalive(Env& env, ProcessId from, const std::string& node);
+  bool session_with(const std::string& node, ProcessId from) const;
   void close_session(Env& env, const std::string& node, std::string_view why, bool tell_edge);
 
   CloudCoreConfig config_;
@@ -112,6 +115,7 @@ class CloudCore final : public Process {
     TimerId keepalive_timer = 0;
   };
   std::map<std::string, Session> sessions_;  // by node name
+  std::unique_ptr<Delivery> delivery_;        // the modules' delivery, once leading
   std::uint64_t next_serial_ = 1;
   static constexpr std::size_t kMaxSessions = 100'000;  // far above cloudHub.nodeLimit
 };

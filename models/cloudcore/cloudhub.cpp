@@ -10,6 +10,8 @@ namespace hasim::cloudcore {
 
 void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   HASIM_ASSERT(client_ != nullptr);
+  // The apiserver's answers and watch events are most of what arrives: routed first.
+  if (client_->on_message(env, message)) return;
   if (const auto* connect = dynamic_cast<const EdgeConnect*>(message.get())) {
     return on_edge_connect(env, from, connect->node);
   }
@@ -24,13 +26,20 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   if (const auto* keepalive = dynamic_cast<const EdgeKeepalive*>(message.get())) {
     return on_keepalive(env, from, keepalive->node);
   }
+  if (const auto* ack = dynamic_cast<const ResourceAck*>(message.get())) {
+    if (delivery_ != nullptr && session_with(ack->node, from)) delivery_->on_ack(env, ack->node, ack->parent_msg_id);
+    return;
+  }
+  if (const auto* query = dynamic_cast<const ResourceQuery*>(message.get())) {
+    if (delivery_ != nullptr && session_with(query->node, from)) delivery_->on_query(env, query->node, query->key);
+    return;
+  }
   if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) {
     for (const auto& [node, session] : sessions_) {
       if (session.edge == from) return close_session(env, node, "connection-closed", false);
     }
     return client_->on_connection_closed(env, from);
   }
-  client_->on_message(env, message);
 }
 
 void CloudCore::on_edge_connect(Env& env, ProcessId from, const std::string& node) {
@@ -48,6 +57,7 @@ void CloudCore::on_edge_connect(Env& env, ProcessId from, const std::string& nod
   sessions_.emplace(node, session);
   env.trace(trace_kind::kSessionOpen, {{"edge", node}});
   env.send(from, std::make_shared<EdgeConnectAccepted>());
+  if (delivery_ != nullptr) delivery_->on_session_open(env, node, from);
 }
 
 void CloudCore::on_keepalive(Env& env, ProcessId from, const std::string& node) {
@@ -72,11 +82,18 @@ void CloudCore::close_session(Env& env, const std::string& node, std::string_vie
   // Traced before the erase: `node` may be the erased key itself (graceful_shutdown passes
   // sessions_.begin()->first).
   env.trace(trace_kind::kSessionClose, {{"edge", node}, {"why", std::string(why)}});
+  if (delivery_ != nullptr) delivery_->on_session_close(env, node);
   sessions_.erase(it);
+}
+
+bool CloudCore::session_with(const std::string& node, ProcessId from) const {
+  const auto it = sessions_.find(node);
+  return it != sessions_.end() && it->second.edge == from;
 }
 
 void CloudCore::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (client_->on_timer(env, tag)) return;
+  if (delivery_ != nullptr && delivery_->on_timer(env, tag)) return;
   if (elector_->on_timer(env, tag)) return;
   if (patch_tags_.owns(tag)) {
     // The new connection's dial timed out: the request fails (its context ends).

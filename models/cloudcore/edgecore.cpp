@@ -1,5 +1,7 @@
 #include "models/cloudcore/edgecore.hpp"
 
+#include <algorithm>
+
 #include "models/cloudcore/messages.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
 #include "sim/assert.hpp"
@@ -13,6 +15,7 @@ EdgeHub::EdgeHub(EdgeHubConfig config) : config_(std::move(config)) {
 
 void EdgeHub::on_start(Env& env) {
   tags_ = env.tag_space("edgehub");
+  meta_.emplace(env.durable());
   init(env);
 }
 
@@ -64,6 +67,37 @@ void EdgeHub::send_keepalive(Env& env) {
   keepalive->node = config_.node;
   env.send(*cloud_, std::move(keepalive));
   timer_ = env.set_timer(config_.heartbeat, tags_.tag());
+  // edged's pod worker asks again for what its pods still lack.
+  for (const api::ObjectKey& key : meta_->missing()) query(env, key);
+}
+
+void EdgeHub::query(Env& env, const api::ObjectKey& key) {
+  HASIM_ASSERT(phase_ == Phase::connected && cloud_.has_value());
+  if (env.tracing(trace_kind::kEdgeQuery)) {
+    env.trace(trace_kind::kEdgeQuery, {{"object", api::describe(key)}});
+  }
+  auto out = std::make_shared<ResourceQuery>();
+  out->node = config_.node;
+  out->key = key;
+  env.send(*cloud_, std::move(out));
+}
+
+void EdgeHub::on_resource(Env& env, const ResourceMessage& message) {
+  HASIM_ASSERT(phase_ == Phase::connected && cloud_.has_value());
+  const EdgeApply result = meta_->apply(env, message);
+  auto ack = std::make_shared<ResourceAck>();
+  ack->node = config_.node;
+  ack->parent_msg_id = message.msg_id;
+  env.send(*cloud_, std::move(ack));
+  // A pod just stored: its missing ConfigMaps and Secrets are queried at once.
+  if (result != EdgeApply::store || message.object->key.kind != api::Kind::pod) return;
+  for (const api::ObjectKey& key : meta_->missing()) {
+    const auto& spec = message.object->pod_spec;
+    const auto& names = key.kind == api::Kind::config_map ? spec.configMaps : spec.secrets;
+    const bool referenced = key.namespace_ == message.object->key.namespace_ &&
+                            std::find(names.begin(), names.end(), key.name) != names.end();
+    if (referenced) query(env, key);
+  }
 }
 
 void EdgeHub::disconnected(Env& env, std::string_view why) {
@@ -84,6 +118,10 @@ void EdgeHub::wait(Env& env, Phase phase, Duration after) {
 void EdgeHub::on_message(Env& env, ProcessId from, const Message& message) {
   // Only the current connection's peer matters; a late answer to an abandoned dial is dropped.
   if (!cloud_.has_value() || from != *cloud_) return;
+  if (const auto* resource = dynamic_cast<const ResourceMessage*>(message.get())) {
+    if (phase_ == Phase::connected) on_resource(env, *resource);
+    return;
+  }
   const bool closed = dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr ||
                       dynamic_cast<const SessionClosed*>(message.get()) != nullptr;
   if (phase_ == Phase::dialing) {

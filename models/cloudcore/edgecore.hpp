@@ -11,11 +11,14 @@
 // CloudCore a new connection lands on, or none (no ready endpoint: kube-proxy rejects).
 // A silently vanished cloud host (partition, power loss) is noticed only through a write that
 // fails; the read deadline is configured but not applied by this client.
+// Resource messages on the connection go to MetaManager (metamanager.hpp), whose ACKs and
+// queries EdgeHub writes back on the same connection.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "models/cloudcore/metamanager.hpp"
 #include "sim/env.hpp"
 
 namespace hasim::cloudcore {
@@ -49,6 +52,8 @@ class EdgeHub final : public Process {
   void send_keepalive(Env& env);
   void disconnected(Env& env, std::string_view why);
   void wait(Env& env, Phase phase, Duration after);
+  void on_resource(Env& env, const ResourceMessage& message);
+  void query(Env& env, const api::ObjectKey& key);
 
   EdgeHubConfig config_;
   TagSpace tags_;
@@ -57,6 +62,7 @@ class EdgeHub final : public Process {
   std::optional<ProcessId> cloud_;   // the CloudCore dialled or connected to
   std::string cloud_name_;
   std::optional<TimerId> timer_;     // one at a time: handshake, sleep or keepalive
+  std::optional<MetaManager> meta_;  // over the process's DurableStore (the SQLite file)
 };
 
 }  // namespace hasim::cloudcore

@@ -33,7 +33,22 @@ inline constexpr std::string_view kVrrpScript = "vrrp-script";
 inline constexpr std::string_view kVrrpMaster = "vrrp-master";
 inline constexpr std::string_view kVrrpBackup = "vrrp-backup";
 
-inline constexpr std::array kAll{kGatePatch,       kModulesStart,
+// Delivery (delivery.hpp): CloudHub wrote a message again (no ACK within 5s), gave one up
+// after its last write, SyncController found an object newer than, or gone from, an
+// ObjectSync.
+inline constexpr std::string_view kMessageResend = "cloudhub-message-resend";
+inline constexpr std::string_view kMessageDropped = "cloudhub-message-dropped";
+inline constexpr std::string_view kSyncControllerSend = "synccontroller-send";
+// EdgeCore's MetaManager (metamanager.hpp): what it did with a resource message (stored,
+// removed, a duplicate, a stale version it kept out), and a query for a missing object.
+inline constexpr std::string_view kEdgeStoreApply = "metamanager-apply";
+inline constexpr std::string_view kEdgeQuery = "metamanager-query";
+// The scenario's workload (scenarios/cloudcore/workload.cpp) wrote a pod, ConfigMap or Secret
+// meant for edge nodes.
+inline constexpr std::string_view kWorkload = "edge-workload";
+
+inline constexpr std::array kAll{kMessageResend, kMessageDropped, kSyncControllerSend,
+                                 kEdgeStoreApply, kEdgeQuery, kWorkload, kGatePatch,       kModulesStart,
                                  kCloudHubServing, kGracefulShutdown, kSessionOpen,
                                  kSessionClose,   kEdgeConnected,     kEdgeDisconnected,
                                  kEdgeDialFailed, kEdgeInitFailed,    kEndpointReady,

@@ -1,9 +1,10 @@
 // KubeEdge CloudCore hot standby's check half (properties/check_system.hpp): single-serving
-// and edge-reconnects:BOUND.
+// edge-reconnects:BOUND and edge-converges:BOUND.
 // Its fault choices are the kernel's and the control plane's (crashes, partitions, pauses,
 // apiserver faults), which already aim at every process a scenario runs.
 #include "properties/cloudcore/check.hpp"
 
+#include "properties/cloudcore/edge_converges.hpp"
 #include "properties/cloudcore/edge_reconnects.hpp"
 #include "properties/cloudcore/single_serving.hpp"
 
@@ -16,6 +17,10 @@ std::unique_ptr<Property> single_serving(const std::string& spec, std::optional<
 
 std::unique_ptr<Property> edge_reconnects(const std::string& spec, std::optional<Duration> bound) {
   return std::make_unique<EdgeReconnects>(spec, bound.value());
+}
+
+std::unique_ptr<Property> edge_converges(const std::string& spec, std::optional<Duration> bound) {
+  return std::make_unique<EdgeConverges>(spec, bound.value());
 }
 
 }  // namespace
@@ -35,6 +40,14 @@ const CheckSystem& cloudcore_check_system() {
             "a serving CloudCore is reachable through the load balancer within BOUND of each "
             "break (faults heal)"},
            edge_reconnects},
+          {{"edge-converges", "BOUND",
+            "once faults heal, every edge node's store equals what the cloud wants on it "
+            "within BOUND (pods bound to it and the ConfigMaps and Secrets they reference, at "
+            "the cloud's resourceVersion; nothing deleted left behind), and no store ever "
+            "replaces a version by an older one",
+            "no edge is silently unreachable for a new object's whole resend window (5 writes, "
+            "25s): hot standby forgets a message given up"},
+           edge_converges},
       },
       {},
       nullptr,

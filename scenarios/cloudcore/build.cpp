@@ -1,6 +1,7 @@
 // Building the CloudCore system into a World: the pods in the store, the CloudCore and
 // EdgeCore processes, and the Service whose endpoints follow the pods' readiness.
 #include <map>
+#include <set>
 
 #include "models/apiserver/trace_kinds.hpp"
 #include "models/cloudcore/keepalived.hpp"
@@ -8,6 +9,7 @@
 #include "models/cloudcore/service.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
 #include "scenarios/cloudcore/cloudcore.hpp"
+#include "scenarios/cloudcore/workload.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
@@ -30,6 +32,8 @@ class EndpointsController final : public TraceObserver {
       const auto process = world.find_process(name);
       HASIM_ASSERT(process.has_value());
       pods_.emplace(name, Pod{*process, node, TrueTime{}, false});
+      pod_objects_.insert(api::describe(
+          api::ObjectKey{api::Kind::pod, spec.config.pod_namespace, cloudcore_pod_name(node)}));
     }
   }
   bool wants(std::string_view kind) const override {
@@ -40,6 +44,11 @@ class EndpointsController final : public TraceObserver {
   }
   void on_event(const TraceEvent& event) override {
     if (!wants(event.kind)) return;
+    // Of the writes, only those to a CloudCore pod change its readiness (the delivery's
+    // ObjectSync writes are most of them).
+    if (event.kind == api::trace_kind::kWrite && !pod_objects_.contains(event.string_field("object"))) {
+      return;
+    }
     if (event.kind == trace_kind::kStart) {
       const auto it = pods_.find(std::string(event.node) + "/" + std::string(event.proc));
       if (it == pods_.end()) return;
@@ -66,6 +75,7 @@ class EndpointsController final : public TraceObserver {
   std::shared_ptr<cloudcore::ServiceEndpoints> service_;
   CloudCoreSpec spec_;  // a copy: the observer outlives no scenario reference
   std::map<std::string, Pod> pods_;  // by "node/cloudcore"
+  std::set<std::string, std::less<>> pod_objects_;  // "Pod kubeedge/cloudcore-NODE", as traced
 };
 
 void EndpointsController::reconcile() {
@@ -198,11 +208,15 @@ void add_cloudcore(World& world, const Scenario& scenario, BuildState& built) {
       config.apiservers.push_back(cp_node + "/" + std::string(kApiServerProcess));
     }
     config.load_balanced = config.apiservers.size() > 1;
+    config.delivery.edge_nodes = spec.edge_nodes;
     const ProcessId process = world.add_process(
         *node, std::string(CloudCoreSpec::kProcess),
         [config] { return std::make_unique<cloudcore::CloudCore>(config); });
     create_pod(*wiring->store, process, spec, node_name);
   }
+  const auto writer = world.find_process(cp.nodes.front() + "/" + std::string(kApiServerProcess));
+  HASIM_ASSERT(writer.has_value());
+  add_edge_workload(world, spec, *wiring->store, *writer);
   auto service = std::make_shared<cloudcore::ServiceEndpoints>();
   world.keep_alive(service);
   if (spec.load_balancer == CloudLoadBalancer::keepalived) {

@@ -7,6 +7,7 @@
 
 #include "models/cloudcore/trace_kinds.hpp"
 #include "scenarios/cloudcore/cloudcore.hpp"
+#include "scenarios/cloudcore/workload.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
 
@@ -72,6 +73,7 @@ void read_cloudcore(Context& c, const Json& value, const std::string& path) {
                                     spec.load_balancer) &&
        ok;
   ok = read_timings(c, value, path, spec) && ok;
+  ok = read_edge_workload(c, value, path, spec) && ok;
   if (ok && spec.nodes.empty()) {
     r.error(JsonReader::key_path(path, "nodes"),
             "hot standby needs CloudCore nodes: list them, e.g. \"nodes\": [\"cc-1\", \"cc-2\"]");
@@ -114,7 +116,12 @@ const ScenarioSystem& cloudcore_scenario_system() {
     s.key_sets = {{"cloudcore",
                    {"mode", "nodes", "edgeNodes", "loadBalancer", "leaseDuration", "renewDeadline",
                     "retryPeriod", "informerSync", "keepaliveInterval", "heartbeat",
-                    "endpointsDelay", "containerReadyDelay"}}};
+                    "endpointsDelay", "containerReadyDelay", "workload", "objectChanges"}},
+                  {"edgeWorkload",
+                   {"podsPerNode", "configMapsPerPod", "secretsPerPod", "updateEvery",
+                    "updateUntil"}},
+                  {"edgeObjectChange",
+                   {"at", "op", "kind", "name", "node", "configMaps", "secrets"}}};
     s.read = read_cloudcore;
     s.processes_on = processes_on;
     s.process_origin =

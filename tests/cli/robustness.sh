@@ -75,7 +75,7 @@ expect_error "wrong type: latency" '\$\.network\.latency: expected a distributio
 expect_error "seed 2^64" '\$\.seed: expected a whole number from 0 to 18446744073709551615' -- "$hasim" run "$tmp/seed.json"
 expect_error "seed -1" '\$\.seed: .*found number -1' -- "$hasim" run "$tmp/negseed.json"
 expect_error "number 1e400" 'numbers must fit in a 64-bit floating-point value' -- "$hasim" run "$tmp/e400.json"
-expect_error "1e308 nodes" '\$\.nodes: expected a whole number from 1 to 1000' -- "$hasim" run "$tmp/nodes.json"
+expect_error "1e308 nodes" '\$\.nodes: expected a whole number from 1 to 2000' -- "$hasim" run "$tmp/nodes.json"
 expect_error "rate 1e300" '\$\.nodes\[0\]\.clock\.rate: expected a rate above 0 and at most 1000' -- "$hasim" run "$tmp/rate.json"
 expect_error "duration past 64 bits" '\$\.duration: .*too large' -- "$hasim" run "$tmp/longdur.json"
 expect_error "duration 1e400s" '\$\.duration: .*unknown unit' -- "$hasim" run "$tmp/expdur.json"

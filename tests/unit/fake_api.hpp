@@ -52,6 +52,10 @@ class FakeApi final : public api::ApiTransport {
         return "leasecandidates";
       case api::Kind::pod:
         return "pods";
+      case api::Kind::secret:
+        return "secrets";
+      case api::Kind::object_sync:
+        return "objectsyncs";
     }
     return "?";
   }

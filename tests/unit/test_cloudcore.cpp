@@ -1,8 +1,11 @@
 // KubeEdge CloudCore hot standby (models/cloudcore/): pod readiness with the readiness gate,
 // /readyz as the ReadyzAdaptor computes it, the Service's endpoint pick, the readiness-gate
 // patch flows of v1.3 and v1.5 (driven by hand through a fake apiserver), EdgeHub's dial
-// rounds, and single-serving on the scenarios.
+// rounds, single-serving on the scenarios, and the delivery write loop (resends, the ACK's
+// ObjectSync writes).
 #include <catch2/catch.hpp>
+
+#include <tuple>
 
 #include "fake_api.hpp"
 #include "fake_env.hpp"
@@ -95,9 +98,10 @@ namespace {
 // in-memory store, except pod updates, which answer `pod_update` when set.
 struct CloudCoreRig {
   static constexpr ProcessId kApiServer = 7;
-  explicit CloudCoreRig(HotStandbyMode mode) : env(1) {
+  explicit CloudCoreRig(HotStandbyMode mode, std::vector<std::string> edge_nodes = {}) : env(1) {
     env.processes["cp-1/kube-apiserver"] = kApiServer;
     CloudCoreConfig config;
+    config.delivery.edge_nodes = std::move(edge_nodes);
     config.mode = mode;
     config.node = "cc-1";
     config.pod_name = "cloudcore-cc-1";
@@ -126,6 +130,17 @@ struct CloudCoreRig {
     if (request.verb == api::Verb::get) {
       response.status = it == store.end() ? api::Status::not_found : api::Status::ok;
       if (it != store.end()) response.object = std::make_shared<api::Object>(it->second);
+      return;
+    }
+    if (request.verb == api::Verb::list || request.verb == api::Verb::watch) {
+      // The delivery's informers (models/cloudcore/delivery.hpp): a list of the kind, and a
+      // watch that stays quiet.
+      for (const auto& [key, object] : store) {
+        if (key.kind == request.key.kind) {
+          response.items.push_back(std::make_shared<api::Object>(object));
+        }
+      }
+      response.resourceVersion = revision;
       return;
     }
     const auto& refusal = request.key.kind == api::Kind::pod ? pod_update : lock_update;
@@ -415,4 +430,59 @@ TEST_CASE("single-serving reports each dual-serving window with its start, end a
         "and cc-2/cloudcore");
   REQUIRE(property.violation()->causes.size() == 2);
   CHECK_THAT(property.violation()->causes[0], Catch::Matchers::Contains("cloudhub-session-open"));
+}
+
+TEST_CASE("delivery: one message in flight, written 5 times 5s apart and forgotten; an ACK "
+          "records its resourceVersion in the node's ObjectSync",
+          "[cloudcore]") {
+  CloudCoreRig rig(HotStandbyMode::v1_5, {"e1"});
+  for (const auto& [name, uid, rv] : {std::tuple{"p", "uid-1", 5}, std::tuple{"q", "uid-2", 6}}) {
+    api::Object pod;
+    pod.key = api::ObjectKey{api::Kind::pod, "default", name};
+    pod.uid = uid;
+    pod.resourceVersion = static_cast<std::uint64_t>(rv);
+    pod.pod_spec.nodeName = "e1";
+    rig.store[pod.key] = pod;
+  }
+  constexpr ProcessId kEdge = 9;
+  rig.env.processes["e1/edgecore"] = kEdge;
+  rig.cloudcore->on_start(rig.env);
+  rig.run_until(rig.env.monotonic_now() + seconds(1));  // leading, informers synced, serving
+  REQUIRE(rig.cloudcore->serving());
+  auto connect = std::make_shared<EdgeConnect>();
+  connect->node = "e1";
+  rig.cloudcore->on_message(rig.env, kEdge, connect);
+  const auto writes = [&rig](std::string_view name) {
+    std::vector<const ResourceMessage*> out;
+    for (const SentMessage& sent : rig.env.sent) {
+      const auto* message = dynamic_cast<const ResourceMessage*>(sent.message.get());
+      if (message != nullptr && sent.to == kEdge && message->object->key.name == name) {
+        out.push_back(message);
+      }
+    }
+    return out;
+  };
+  CHECK(writes("p").size() == 1);
+  CHECK(writes("q").empty());  // one message in flight per node
+  // No ACK: written again at 5, 10, 15 and 20s, given up at 25s; then q goes.
+  rig.run_until(rig.env.monotonic_now() + seconds(26));
+  CHECK(writes("p").size() == 5);
+  CHECK(rig.env.traces_of(cloudcore::trace_kind::kMessageResend).size() == 4);
+  CHECK(rig.env.traces_of(cloudcore::trace_kind::kMessageDropped).size() == 1);
+  REQUIRE(writes("q").size() == 1);
+  auto ack = std::make_shared<ResourceAck>();
+  ack->node = "e1";
+  ack->parent_msg_id = writes("q").front()->msg_id;
+  const std::size_t before = rig.requests.size();
+  rig.cloudcore->on_message(rig.env, kEdge, ack);
+  rig.serve();
+  const std::vector<std::string> save(rig.requests.begin() + static_cast<std::ptrdiff_t>(before),
+                                      rig.requests.end());
+  CHECK(save == std::vector<std::string>{"get ObjectSync default/e1.uid-2",
+                                         "create ObjectSync default/e1.uid-2",
+                                         "get ObjectSync default/e1.uid-2",
+                                         "update ObjectSync default/e1.uid-2"});
+  const api::Object& sync = rig.store.at({api::Kind::object_sync, "default", "e1.uid-2"});
+  CHECK(sync.object_sync.objectKind == "pod");
+  CHECK(sync.object_sync.objectResourceVersion == std::optional<std::uint64_t>{6});
 }

@@ -244,10 +244,10 @@ TEST_CASE("a scenario needs at least one node", "[scenario]") {
   doc["nodes"] = Json::array();
   auto e = only_error(load(doc));
   CHECK(e.path == "$.nodes");
-  CHECK_THAT(e.message, Contains("expected 1 to 1000 nodes, found 0"));
+  CHECK_THAT(e.message, Contains("expected 1 to 2000 nodes, found 0"));
   doc["nodes"] = 0;
   e = only_error(load(doc));
-  CHECK_THAT(e.message, Contains("expected a whole number from 1 to 1000, found number 0"));
+  CHECK_THAT(e.message, Contains("expected a whole number from 1 to 2000, found number 0"));
 }
 
 TEST_CASE("a heartbeat timeout not above its interval is contradictory", "[scenario]") {

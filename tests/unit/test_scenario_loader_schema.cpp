@@ -76,6 +76,11 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc["controlPlane"] = {{"components", {{"kube-scheduler", object}}}};
   } else if (kind == "coordination") {
     doc["controlPlane"] = {{"election", "coordinated"}, {kind, object}};
+  } else if (kind == "edgeWorkload" || kind == "edgeObjectChange") {
+    doc["controlPlane"] = {{"nodes", Json::array({"n1"})}};
+    doc["cloudcore"] = {{"nodes", Json::array({"n2"})}, {"edgeNodes", Json::array({"n3"})}};
+    if (kind == "edgeWorkload") doc["cloudcore"]["workload"] = object;
+    if (kind == "edgeObjectChange") doc["cloudcore"]["objectChanges"] = Json::array({object});
   } else if (kind == "link") {
     doc["network"] = {{"links", Json::array({object})}};
   } else if (kind == "fault") {
