@@ -38,7 +38,7 @@ def run_check(hasim, src, scenario, runs, out_dir):
             "incomplete": data.get("incompleteRuns", 0)}
 
 
-RUN_LINE = re.compile(r"^  (VIOLATED|held)\s+(\S+)\s*$")
+RUN_LINE = re.compile(r"^  (VIOLATED|held)\s+(\S+)(\s+\(.*\))?\s*$")  # "(2 windows, ...)"
 AT_LINE = re.compile(r"^\s+at t=([0-9.]+)s:")
 TRACE_LINE = re.compile(r"^trace\s+([0-9,]+) events, hash ([0-9a-f]+)")
 
@@ -70,8 +70,8 @@ def run_scenario(hasim, src, scenario):
     return result
 
 
-GOLDEN_VIOLATED = re.compile(r"^violated\s+(\S+) first at t=([0-9.]+)s$")
-GOLDEN_HELD = re.compile(r"^held\s+(\S+)$")
+GOLDEN_VIOLATED = re.compile(r"^violated\s+(\S+) first at t=([0-9.]+)s(;.*)?$")  # "; N windows"
+GOLDEN_HELD = re.compile(r"^held\s+(\S+)(;.*)?$")
 
 
 def read_golden(path):
