@@ -56,6 +56,7 @@ const std::map<std::string, Expected>& expected() {
       {"legacy-endpoints-lock.json", {true, true, ""}},
       {"scheduler-release-blocks.json", {false, true, "Lease kube-system/kube-scheduler"}},
       {"cle-long-run-gc.json", {true, true, ""}},
+      {"coordinated-steady-state.json", {true, true, ""}},
       {"renew-slow-path.json", {true, true, ""}},
       {"renew-after-expiry.json", {true, true, ""}},
   };
