@@ -49,7 +49,7 @@ class Property : public TraceObserver {
   // Called once when the run ends at `end` (obligations due by then are checked).
   virtual void finish(TrueTime end) { (void)end; }
   const std::optional<Violation>& violation() const { return violation_; }
-  // Every violation window of the run, after finish(), in the order they started. The
+  // Every violation window of the run, after finish(), in the order they were opened. The
   // default: the windows the property opened and closed (open ones end with the run), or,
   // for one that keeps none, its violation as an instant.
   virtual std::vector<ViolationWindow> windows() const;
@@ -58,7 +58,7 @@ class Property : public TraceObserver {
   // Records the violation unless one was already recorded (the first one is reported).
   void violate(TrueTime at, std::string detail, std::vector<std::string> causes);
   // Window bookkeeping for properties that have no interval records of their own: an index
-  // to close it by; windows past kMaxWindows are counted but not kept (a run is bounded).
+  // to close it by; windows past kMaxWindows are not kept (the loop over them is bounded).
   std::size_t open_window(TrueTime start, std::string cause);
   void close_window(std::size_t index, TrueTime end);
   // Closes every window still open (finish(): it lasted until the end of the run).
