@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/run_figures.hpp"
 #include "properties/property.hpp"
 #include "properties/run.hpp"
 #include "scenarios/build.hpp"
@@ -33,45 +34,10 @@
 
 namespace {
 
+using hasim::bench::Figures;
+using hasim::bench::peak_rss_mb;
+
 const std::vector<std::string> kProperties{"edge-converges:120s", "single-serving"};
-
-struct Figures {
-  double best = 0;
-  double median = 0;
-  std::uint64_t events = 0;
-  double simulated = 0;
-  double peak_rss_mb = 0;  // the process's peak so far, read after this way's runs
-};
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-// Runs `once` RUNS times; it returns the run's stats, or nullopt when a property failed.
-Figures measure(int runs, const std::function<std::optional<hasim::RunStats>()>& once) {
-  std::vector<double> seconds;
-  Figures f;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::optional<hasim::RunStats> stats = once();
-    const auto stop = std::chrono::steady_clock::now();
-    if (!stats) {
-      std::fprintf(stderr, "a property did not hold\n");
-      std::exit(1);
-    }
-    seconds.push_back(std::chrono::duration<double>(stop - start).count());
-    malloc_trim(0);  // give the freed heap back (glibc) before the next run
-    f.events = stats->events;
-    f.simulated = static_cast<double>(stats->end.ns) / 1e9;
-  }
-  f.peak_rss_mb = peak_rss_mb();
-  std::sort(seconds.begin(), seconds.end());
-  f.best = seconds.front();
-  f.median = seconds[seconds.size() / 2];
-  return f;
-}
 
 void print(const char* how, const Figures& f) {
   std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
@@ -113,13 +79,13 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   const auto wanted = [&only](const char* how) { return only.empty() || only == how; };
   Figures run, trial_figures, bare;
-  if (wanted("run")) run = measure(runs, [&]() -> std::optional<hasim::RunStats> {
+  if (wanted("run")) run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
     auto result = hasim::run_scenario(scenario, {});
     if (!result || !result->all_held()) return std::nullopt;
     return result->stats;
   });
-  if (wanted("trial")) trial_figures = measure(runs, [&] { return trial(scenario); });
-  if (wanted("bare")) bare = measure(runs, [&]() -> std::optional<hasim::RunStats> {
+  if (wanted("trial")) trial_figures = hasim::bench::measure(runs, [&] { return trial(scenario); });
+  if (wanted("bare")) bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
     auto world = hasim::build_world(scenario, scenario.seed);
     world->trace().disable_hash();
     return world->run_until(hasim::TrueTime{scenario.duration.ns});

@@ -11,8 +11,6 @@
 //
 // Target (issue 12, part 9): at least 20,000x faster than real time. Prints simulated s per
 // wall s, events/s and the peak resident memory. Wall-clock time is measured here only.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +18,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench/run_figures.hpp"
 #include "properties/property.hpp"
 #include "properties/run.hpp"
 #include "scenarios/build.hpp"
@@ -27,34 +26,7 @@
 
 namespace {
 
-struct Figures {
-  double best = 0;
-  double median = 0;
-  std::uint64_t events = 0;
-  double simulated = 0;
-};
-
-// Runs `once` RUNS times; it returns the run's stats, or nullopt when raft-safety failed.
-Figures measure(int runs, const std::function<std::optional<hasim::RunStats>()>& once) {
-  std::vector<double> seconds;
-  Figures f;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::optional<hasim::RunStats> stats = once();
-    const auto stop = std::chrono::steady_clock::now();
-    if (!stats) {
-      std::fprintf(stderr, "raft-safety did not hold\n");
-      std::exit(1);
-    }
-    seconds.push_back(std::chrono::duration<double>(stop - start).count());
-    f.events = stats->events;
-    f.simulated = static_cast<double>(stats->end.ns) / 1e9;
-  }
-  std::sort(seconds.begin(), seconds.end());
-  f.best = seconds.front();
-  f.median = seconds[seconds.size() / 2];
-  return f;
-}
+using hasim::bench::Figures;
 
 void print(const char* how, const Figures& f) {
   std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
@@ -81,12 +53,12 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   const auto wanted = [&only](const char* how) { return only.empty() || only == how; };
   Figures run, trial, bare;
-  if (wanted("run")) run = measure(runs, [&]() -> std::optional<hasim::RunStats> {
+  if (wanted("run")) run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
     auto result = hasim::run_scenario(scenario, {});
     if (!result || !result->all_held()) return std::nullopt;
     return result->stats;
   });
-  if (wanted("trial")) trial = measure(runs, [&]() -> std::optional<hasim::RunStats> {
+  if (wanted("trial")) trial = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
     auto world = hasim::build_world(scenario, scenario.seed);
     world->trace().disable_hash();
     const auto safety = hasim::make_property("raft-safety");
@@ -96,20 +68,18 @@ int main(int argc, char** argv) {
     if (safety->violation()) return std::nullopt;
     return stats;
   });
-  if (wanted("bare")) bare = measure(runs, [&]() -> std::optional<hasim::RunStats> {
+  if (wanted("bare")) bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
     auto world = hasim::build_world(scenario, scenario.seed);
     world->trace().disable_hash();
     return world->run_until(end);
   });
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
   const Figures& any = wanted("run") ? run : wanted("trial") ? trial : bare;
   std::printf("3 etcd members, 10 proposals/s, %.0f s simulated, %llu events\n", any.simulated,
               static_cast<unsigned long long>(any.events));
   if (wanted("run")) print("run", run);
   if (wanted("trial")) print("trial", trial);
   if (wanted("bare")) print("bare", bare);
-  std::printf("  peak RSS %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
+  std::printf("  peak RSS %.1f MB\n", hasim::bench::peak_rss_mb());
   const auto verdict = [](const Figures& f) { return f.simulated / f.median >= 20000 ? "met" : "NOT met"; };
   if (only.empty()) {
     std::printf("target >= 20000x real time (median), as hasim run: %s; as a trial: %s\n",

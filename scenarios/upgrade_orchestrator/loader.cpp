@@ -151,15 +151,14 @@ void check_method_keys(Context& c, const Json& value, const std::string& path,
     Method method;
     std::string_view why;
   };
+  static constexpr std::string_view kReplaceOnly = "only \"replace\" provisions new machines";
+  static constexpr std::string_view kNodeOnly =
+      "the compatibility-version flow is modelled for the \"node\" method only";
   static const Rule kRules[] = {
-      {"provision", Method::node, "only \"replace\" provisions new machines"},
-      {"provision", Method::kubeadm, "only \"replace\" provisions new machines"},
-      {"emulation", Method::kubeadm,
-       "the compatibility-version flow is modelled for the "
-       "\"node\" method only"},
-      {"emulation", Method::replace,
-       "the compatibility-version flow is modelled for the "
-       "\"node\" method only"},
+      {"provision", Method::node, kReplaceOnly},
+      {"provision", Method::kubeadm, kReplaceOnly},
+      {"emulation", Method::kubeadm, kNodeOnly},
+      {"emulation", Method::replace, kNodeOnly},
       {"order", Method::replace,
        "Cluster API picks the machine to delete itself (the oldest "
        "outdated one in the failure domain with most machines)"},
