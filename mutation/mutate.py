@@ -78,7 +78,10 @@ class Scratch:
         self.head = head
         self.dir = os.path.join(root, ".mutation")
         self.src = os.path.join(self.dir, "src")
-        self.build = os.path.join(self.dir, "build")
+        # Inside the scratch checkout (ignored by git, so `git clean` keeps it), as ./build is
+        # in the repository: compile commands then read the same relative to each tree, and
+        # ccache (scripts/build.sh) serves this build from the repository's.
+        self.build = os.path.join(self.src, "build")
         self.built_tests = False
 
     def prepare(self):
@@ -108,17 +111,23 @@ class Scratch:
             os.symlink(shared, link)
         if not os.path.exists(os.path.join(self.build, "build.ninja")):
             log(f"configuring {self.build} (once; later builds are incremental)")
-            # Release without debug info and without -Werror: a plausible mutant may leave an
-            # unused variable, and is still a real program.
+            # The dev preset's flags (scripts/build.sh) without -Werror: a plausible mutant may
+            # leave an unused variable, and is still a real program. ccache is told to ignore
+            # -Werror, which changes no object file, so the unmutated units hit its cache.
+            launcher = (["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache")
+                        else [])
             rc, out = sh(["cmake", "-S", self.src, "-B", self.build, "-G", "Ninja",
-                          "-DCMAKE_BUILD_TYPE=Release", "-DHASIM_WERROR=OFF",
-                          "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"])
+                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DHASIM_WERROR=OFF",
+                          "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG", *launcher])
             if rc != 0:
                 raise Fatal(f"cmake failed in {self.build}:\n{tail(out)}")
 
     def make(self, targets):
+        # Paths relative to the checkout, as scripts/build.sh sets them for the repository's.
+        env = dict(os.environ, CCACHE_BASEDIR=self.src, CCACHE_NOHASHDIR="1",
+                   CCACHE_IGNOREOPTIONS="-Werror")
         return sh(["cmake", "--build", self.build, "-j", str(os.cpu_count() or 2), "--target",
-                   *targets], timeout=3600)
+                   *targets], timeout=3600, env=env)
 
     def hasim(self):
         return os.path.join(self.build, "hasim")

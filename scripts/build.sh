@@ -13,9 +13,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A build dir configured before the preset's debug-info level (issue 19) is reconfigured too.
+# With ccache installed (CI installs it), compiles go through it, with paths relative to the
+# source tree (CCACHE_BASEDIR): the mutation run's scratch checkout (mutation/mutate.py) then
+# reuses this build's objects for every file its mutant leaves alone.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_IGNOREOPTIONS=-Werror
+fi
 if [ ! -f build/build.ninja ] || ! grep -q '^HASIM_WERROR:BOOL=ON$' build/CMakeCache.txt ||
-  ! grep -q '^CMAKE_CXX_FLAGS_RELWITHDEBINFO:STRING=-O2 -g1 -DNDEBUG$' build/CMakeCache.txt; then
-  cmake --preset dev >/dev/null
+  ! grep -q '^CMAKE_CXX_FLAGS_RELWITHDEBINFO:STRING=-O2 -g1 -DNDEBUG$' build/CMakeCache.txt ||
+  { [ ${#launcher[@]} -gt 0 ] && ! grep -q '^CMAKE_CXX_COMPILER_LAUNCHER' build/CMakeCache.txt; }; then
+  cmake --preset dev "${launcher[@]}" >/dev/null
 fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(all)

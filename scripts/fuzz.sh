@@ -3,13 +3,13 @@
 # and UndefinedBehaviorSanitizer for SECONDS (default 60), and exits non-zero on any crash,
 # leak, timeout or sanitizer report. Usage: scripts/fuzz.sh [SECONDS]
 #
-# Installs clang and libFuzzer's runtime (Debian 12: libclang-rt-14-dev) if missing, builds
-# ./build-fuzz with clang++ and -DHASIM_FUZZ=ON, and fuzzes from a seed corpus of every
+# Builds fuzz_load in ./build-sanitize (scripts/sanitized-build.sh: clang++, installed if
+# missing, shared with scripts/test-sanitizers.sh), and fuzzes from a seed corpus of every
 # scenarios/**/*.json, replay files written by `hasim run --replay-out` and some malformed
-# inputs. What the fuzzer learns is kept in build-fuzz/corpus for the next run; a failing
-# input is saved in build-fuzz/artifacts/ (reproduce: build-fuzz/fuzz_load FILE), the log in
-# build-fuzz/fuzz.log.
-# `hasim` for the replays: $HASIM, else build/hasim, else one built in build-fuzz.
+# inputs. What the fuzzer learns is kept in build-sanitize/corpus for the next run; a failing
+# input is saved in build-sanitize/artifacts/ (reproduce: build-sanitize/fuzz_load FILE), the
+# log in build-sanitize/fuzz.log.
+# `hasim` for the replays: $HASIM, else build/hasim, else the one in build-sanitize.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -18,19 +18,8 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
   exit 2
 fi
 
-./scripts/install-deps.sh clang libclang-rt-14-dev
-
-build=build-fuzz
-# -O1 with line tables, as the sanitizer stage: what libFuzzer's documentation suggests, and
-# about half the compile time of -O2 -g (issue 19). A build dir configured otherwise is
-# configured again.
-flags="-O1 -g1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-if [ ! -f "$build/build.ninja" ] ||
-  ! grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$build/CMakeCache.txt"; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER=clang++ \
-    -DHASIM_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" >/dev/null
-fi
-cmake --build "$build" -j "$(nproc)" --target fuzz_load
+build=build-sanitize
+./scripts/sanitized-build.sh fuzz_load
 
 hasim=${HASIM:-}
 if [ -z "$hasim" ]; then

@@ -221,14 +221,12 @@ void EtcdMember::start_ready(Env& env) {
 }
 
 void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
-  const std::string segment = wal_segment_name(current_segment());
   bool sync = rd.mustSync;
   if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
     // SaveSnap: the snapshot file first (synced even by the mutation: it is not a Ready's
     // acknowledgement), then its marker in the WAL, synced (wal.go SaveSnapshot).
-    append(env, std::string(kSnapFile), encode(SnapRecord{*rd.snapshot, current_segment()}),
-           kReadyIo);
-    fsync(env, std::string(kSnapFile), kReadyIo);
+    append(env, kSnapFile, encode(SnapRecord{*rd.snapshot, current_segment()}), kReadyIo);
+    fsync(env, kSnapFile, kReadyIo);
     const raft::SnapshotMetadata& m = rd.snapshot->metadata;
     encoder_.encode(marker_record({m.index, m.term, true, 0}));
     sync = true;
@@ -238,6 +236,7 @@ void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
   for (const raft::Entry& e : rd.entries) encoder_.encode(entry_record(e));
   if (rd.hardState) encoder_.encode(state_record(*rd.hardState));
   if (encoder_.empty() || !(sync || config_.unsafeAckBeforeFsync)) return;
+  const std::string segment = wal_segment_name(current_segment());
   append(env, segment, encoder_.flush(), kReadyIo);
   // The mutation flushes every Save to the page cache and never fsyncs it.
   if (!config_.unsafeAckBeforeFsync) fsync(env, segment, kReadyIo);
@@ -365,12 +364,13 @@ void EtcdMember::trace_state(Env& env, const raft::SoftState& soft) {
 
 // --- disk ------------------------------------------------------------------------------------
 
-void EtcdMember::append(Env& env, std::string file, std::string record, std::uint64_t what) {
+void EtcdMember::append(Env& env, std::string_view file, std::string record,
+                        std::uint64_t what) {
   ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
   env.append(kVolume, file, std::move(record), io_.tag(what));
 }
 
-void EtcdMember::fsync(Env& env, std::string file, std::uint64_t what) {
+void EtcdMember::fsync(Env& env, std::string_view file, std::uint64_t what) {
   ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
   env.fsync(kVolume, file, io_.tag(what));
 }
@@ -412,9 +412,8 @@ void EtcdMember::maybe_snapshot(Env& env) {
     neededSegment_ = firstSegment_ + k + 1;
   }
   phase_ = Phase::snapshot_file;
-  append(env, std::string(kSnapFile), encode(SnapRecord{*snapshotting_, neededSegment_}),
-         kSnapshotIo);
-  fsync(env, std::string(kSnapFile), kSnapshotIo);
+  append(env, kSnapFile, encode(SnapRecord{*snapshotting_, neededSegment_}), kSnapshotIo);
+  fsync(env, kSnapFile, kSnapshotIo);
 }
 
 void EtcdMember::cut_segment(Env& env) {

@@ -124,8 +124,8 @@ class EtcdMember final : public Process {
   void install(const raft::Snapshot& snapshot);
   void trace_persist(Env& env, const raft::Ready& rd);
   void trace_state(Env& env, const raft::SoftState& soft);
-  void append(Env& env, std::string file, std::string record, std::uint64_t what);
-  void fsync(Env& env, std::string file, std::uint64_t what);
+  void append(Env& env, std::string_view file, std::string record, std::uint64_t what);
+  void fsync(Env& env, std::string_view file, std::uint64_t what);
   std::uint64_t current_segment() const { return firstSegment_ + segmentStarts_.size() - 1; }
   void maybe_snapshot(Env& env);
   void cut_segment(Env& env);

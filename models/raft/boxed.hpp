@@ -4,9 +4,11 @@
 // and so does this Message: a snapshot is large and rare, and an inline std::optional made
 // every Message several times bigger, so every move of a message in the Ready cycle moved it.
 // The interface is std::optional's, as far as the raft code uses it.
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace hasim::raft {
 
@@ -43,6 +45,57 @@ class Boxed {
 
  private:
   std::unique_ptr<T> value_;
+};
+
+// A vector kept behind a pointer, null while empty: Message::responses, which only the
+// storage messages of asynchronous storage writes fill. Inline, the nested std::vector<Message>
+// made every Message's destructor call the vector's out of line (a recursive type), several
+// times per simulated event; a null pointer is one inlined test. Empty and null compare
+// equal, as the vector did.
+template <typename T>
+class LazyVector {
+ public:
+  LazyVector() = default;
+  LazyVector(const LazyVector& other) { *this = other; }
+  LazyVector(LazyVector&&) noexcept = default;
+  LazyVector& operator=(const LazyVector& other) {
+    if (this != &other) {
+      items_ = other.empty() ? nullptr : std::make_unique<std::vector<T>>(*other.items_);
+    }
+    return *this;
+  }
+  LazyVector& operator=(LazyVector&&) noexcept = default;
+  LazyVector& operator=(std::vector<T> items) {
+    items_ = items.empty() ? nullptr : std::make_unique<std::vector<T>>(std::move(items));
+    return *this;
+  }
+
+  bool empty() const { return items_ == nullptr || items_->empty(); }
+  std::size_t size() const { return items_ == nullptr ? 0 : items_->size(); }
+  const T* begin() const { return items_ == nullptr ? nullptr : items_->data(); }
+  const T* end() const { return items_ == nullptr ? nullptr : items_->data() + items_->size(); }
+  void push_back(T item) {
+    if (items_ == nullptr) items_ = std::make_unique<std::vector<T>>();
+    items_->push_back(std::move(item));
+  }
+  void clear() { items_.reset(); }
+  // Moves the items out, leaving this empty.
+  std::vector<T> take() {
+    std::vector<T> items;
+    if (items_ != nullptr) items = std::move(*items_);
+    items_.reset();
+    return items;
+  }
+  bool operator==(const LazyVector& other) const {
+    if (size() != other.size()) return false;
+    for (std::size_t i = 0; i < size(); ++i) {
+      if (!((*items_)[i] == (*other.items_)[i])) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<std::vector<T>> items_;
 };
 
 }  // namespace hasim::raft

@@ -144,7 +144,7 @@ struct Message {
   bool reject = false;
   Index rejectHint = 0;
   std::string context;
-  std::vector<Message> responses;  // local storage messages: what to deliver when done
+  LazyVector<Message> responses;  // local storage messages: what to deliver when done
   bool operator==(const Message&) const = default;
 };
 

@@ -26,8 +26,7 @@ EnvError InteractionEnv::process_append_thread(std::size_t idx) {
   }
   Message m = std::move(n.appendWork.front());
   n.appendWork.erase(n.appendWork.begin());
-  std::vector<Message> resps = std::move(m.responses);
-  m.responses.clear();
+  std::vector<Message> resps = m.responses.take();
   output_.write("Processing:\n");
   output_.write(describe_message(m, nullptr) + "\n");
   const HardState st{m.term, m.vote, m.commit};
@@ -55,8 +54,7 @@ EnvError InteractionEnv::process_apply_thread(std::size_t idx) {
   }
   Message m = std::move(n.applyWork.front());
   n.applyWork.erase(n.applyWork.begin());
-  std::vector<Message> resps = std::move(m.responses);
-  m.responses.clear();
+  std::vector<Message> resps = m.responses.take();
   output_.write("Processing:\n");
   output_.write(describe_message(m, nullptr) + "\n");
   if (EnvError err = process_apply(n, m.entries)) return err;
