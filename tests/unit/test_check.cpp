@@ -86,6 +86,15 @@ const CheckFailure& require_found(const std::optional<CheckResult>& result, cons
   return failure;
 }
 
+// The scenario with one property: what a search is about, so another property's violation
+// (the control plane's eventually-leader after a controller-manager crash) does not end it.
+Loaded only(const std::string& relative, const std::string& property) {
+  Loaded loaded = load(relative);
+  loaded.json["properties"] = Json::array({property});
+  loaded.scenario.properties = {property};
+  return loaded;
+}
+
 bool mentions(const std::vector<std::string>& sentences, const std::string& word) {
   for (const std::string& s : sentences) {
     if (s.find(word) != std::string::npos) return true;
@@ -252,6 +261,31 @@ TEST_CASE("weak: an old-version node crashing during a coordinated upgrade break
       run_check(scenario, options_with(100, {"crash", "node-down", "partition-isolate"}));
   const CheckFailure& failure = require_found(result, base.json, "no-skew");
   CHECK(failure.broken_assumptions.empty());
+}
+
+TEST_CASE("weak: kubeedge#2156, a v1.3 CloudCore leader crash, is found and shrunk",
+          "[check][weak][cloudcore]") {
+  // v1.3 never resets the readiness gate kubeedge.io/CloudCoreIsLeader: a leader whose
+  // container crashes and restarts keeps its pod Ready, so the Service has two ready
+  // endpoints once the standby leads. From the plain scenario (its own crash removed),
+  // crashes alone find it; no assumption is broken.
+  const Loaded base = only("scenarios/cloudcore/cloudcore-2156-v1.3.json", "single-serving");
+  const auto result = run_check(base.scenario, options_with(100, {"crash"}));
+  const CheckFailure& failure = require_found(result, base.json, "single-serving");
+  CHECK(failure.broken_assumptions.empty());
+  for (const FaultSpec& fault : failure.shrunk.minimal.faults) CHECK(fault.kind == "crash");
+}
+
+TEST_CASE("kubeedge#2156 is gone in v1.5: crashes never give two serving CloudCores",
+          "[check][slow][cloudcore]") {
+  // The same search over the v1.5 scenario (the gate patched False at start and on loss).
+  const Loaded base = only("scenarios/cloudcore/cloudcore-2156-v1.5.json", "single-serving");
+  CheckOptions options = options_with(200, {"crash"});
+  options.stop_at_first = false;
+  const auto result = run_check(base.scenario, options);
+  REQUIRE(result.has_value());
+  CHECK(result->violating_runs == 0);
+  CHECK(result->faults_by_kind[fault_choice_index("crash")] > 0);
 }
 
 TEST_CASE("a correct configuration gives no false violation", "[check][slow]") {
