@@ -4,6 +4,7 @@
 // intense it may be, and the assumptions the scenario's properties rest on, in numbers, so a
 // schedule can be kept within them or be told which one it breaks.
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,10 @@ struct FaultSpace {
   Duration max_clock_step = minutes(1);
   std::int64_t min_rate_ppb = 500'000'000;  // clock-rate faults: rates in [min, max]
   std::int64_t max_rate_ppb = 1'999'000'000;
+  // Crash downtimes of particular processes ("node/process"), below max_outage: a system's
+  // assumption that a process restarts soon enough (the control plane's only candidate of a
+  // lease, for eventually-leader's bound).
+  std::map<std::string, Duration> max_restart;
 };
 
 // Builds the space for `scenario` (its nodes, processes and every system's additions).

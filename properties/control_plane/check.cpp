@@ -85,6 +85,35 @@ void narrow(const std::vector<ElectionBounds>& elections, FaultSpace& space) {
   }
 }
 
+// The tightest eventually-leader bound the scenario names, if any.
+std::optional<Duration> eventually_leader_bound(const Scenario& scenario) {
+  constexpr std::string_view kPrefix = "eventually-leader:";
+  std::optional<Duration> bound;
+  for (const std::string& spec : scenario.properties) {
+    if (spec.rfind(kPrefix, 0) != 0) continue;
+    const std::optional<Duration> b = parse_duration(std::string_view(spec).substr(kPrefix.size()));
+    if (b && (!bound || *b < *bound)) bound = b;
+  }
+  return bound;
+}
+
+// leaseDuration + the jittered retry (2.2 x RP, as eventually-leader's assumption says): how
+// long a restarted sole candidate waits to take back its own crashed holder's lease.
+Duration retake(const ElectionBounds& e) { return e.leaseDuration + e.retryPeriod * 11 / 5; }
+
+// eventually-leader within its assumptions: with one control-plane node, each candidate's
+// crash downtime stays below BOUND - retake (broken_restart below says why).
+void narrow_restarts(const Scenario& scenario, const std::vector<ElectionBounds>& elections,
+                     FaultSpace& space) {
+  const ControlPlaneSpec* cp = scenario.section<ControlPlaneSpec>();
+  const std::optional<Duration> bound = eventually_leader_bound(scenario);
+  if (cp == nullptr || cp->nodes.size() != 1 || !bound) return;
+  for (const ElectionBounds& e : elections) {
+    const Duration cap = std::max(milliseconds(1), *bound - retake(e) - milliseconds(1));
+    space.max_restart[cp->nodes[0] + "/" + e.who] = cap;
+  }
+}
+
 void fill_space(const Scenario& scenario, FaultSpace& space) {
   const ControlPlaneSpec* cp = scenario.section<ControlPlaneSpec>();
   if (cp == nullptr) return;
@@ -93,7 +122,9 @@ void fill_space(const Scenario& scenario, FaultSpace& space) {
   space.hosts.erase(std::remove(space.hosts.begin(), space.hosts.end(), cp->storeNode),
                     space.hosts.end());
   ControlPlaneSpace& facts = space.facts.set(ControlPlaneSpace{cp->nodes, elections_of(scenario)});
-  if (space.within_assumptions) narrow(facts.elections, space);
+  if (!space.within_assumptions) return;
+  narrow(facts.elections, space);
+  narrow_restarts(scenario, facts.elections, space);
 }
 
 // Unbounded renewals wait for a request however long it takes: within the assumptions no
@@ -184,6 +215,54 @@ Stalls stalls_of(const Scenario& scenario) {
   return s;
 }
 
+// The crashes of one process, in time order.
+std::vector<const FaultSpec*> crashes_of(const Scenario& scenario, const std::string& process) {
+  std::vector<const FaultSpec*> out;
+  for (const FaultSpec& f : scenario.faults) {
+    if (f.kind == "crash" && f.for_duration && f.targets.size() == 1 && f.targets[0] == process)
+      out.push_back(&f);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FaultSpec* a, const FaultSpec* b) { return a->at < b->at; });
+  return out;
+}
+
+// eventually-leader: with one control-plane node, a crashed candidate is its lease's only
+// one, and its restart must wait out its own holder's lease from its first look: downtime +
+// LD + the jittered retry (2.2 x RP, as the assumption says) must fit in BOUND. A crash
+// before that wait is over starts it again, so crashes that close together count as one
+// outage, from the first crash to the last restart's retake. With more nodes another
+// candidate takes over while it is down.
+void broken_restart(const Scenario& scenario, const std::vector<ElectionBounds>& elections,
+                    std::vector<std::string>& out) {
+  const ControlPlaneSpec* cp = scenario.section<ControlPlaneSpec>();
+  const std::optional<Duration> bound = eventually_leader_bound(scenario);
+  if (cp == nullptr || cp->nodes.size() != 1 || !bound) return;
+  for (const ElectionBounds& e : elections) {
+    const std::vector<const FaultSpec*> crashes = crashes_of(scenario, cp->nodes[0] + "/" + e.who);
+    for (std::size_t first = 0, i = 0; i < crashes.size(); first = ++i) {
+      Duration restart = crashes[i]->at + *crashes[i]->for_duration;
+      while (i + 1 < crashes.size() && crashes[i + 1]->at < restart + retake(e)) {
+        ++i;
+        restart = std::max(restart, crashes[i]->at + *crashes[i]->for_duration);
+      }
+      const Duration outage = restart + retake(e) - crashes[first]->at;
+      if (outage < *bound) continue;
+      const std::string what =
+          i == first ? "the " + describe_fault(*crashes[first]) + " keeps"
+                     : std::to_string(i - first + 1) + " crashes from " +
+                           format_duration(crashes[first]->at) +
+                           ", each before the previous restart could take the lease back, keep";
+      out.push_back(what + " the only " + e.who + " candidate from leading until " +
+                    format_duration(restart) + " + leaseDuration + 2.2 x retryPeriod (" +
+                    format_duration(retake(e)) + ", to take back its own lease): " +
+                    format_duration(outage) + " without a leader, not less than "
+                    "eventually-leader's bound " + format_duration(*bound));
+      return;  // one sentence
+    }
+  }
+}
+
 // single-leader: a leader may act until RP + RD after its last renewal (wait.Until's RP,
 // then the poll's RD), on its own clock; a challenger takes over LD after it saw that
 // renewal, on its clock. A pause of the leader and the renewal's response latency add to
@@ -193,6 +272,7 @@ void broken(const Scenario& scenario, std::vector<std::string>& out) {
   const std::vector<ElectionBounds> elections = elections_of(scenario);
   if (const ElectionBounds* unbounded = unbounded_election(elections))
     broken_unbounded(scenario, *unbounded, out);
+  broken_restart(scenario, elections, out);
   const Stalls s = stalls_of(scenario);
   const RateSpread rates = rate_spread(scenario);
   const double skew = rates.ratio();

@@ -19,7 +19,10 @@ bool can_pause(const FaultSpace& s) { return has_processes(s) && s.max_pause >= 
 bool can_skew(const FaultSpace& s) { return has_hosts(s) && s.min_rate_ppb < s.max_rate_ppb; }
 
 FaultSpec crash(const FaultSpace& space, const Intensity& intensity) {
-  return draw_outage_fault("crash", space.processes, space, intensity);
+  FaultSpec f = draw_outage_fault("crash", space.processes, space, intensity);
+  const auto cap = space.max_restart.find(f.targets.front());
+  if (cap != space.max_restart.end() && *f.for_duration > cap->second) f.for_duration = cap->second;
+  return f;
 }
 
 FaultSpec pause(const FaultSpace& space, const Intensity& intensity) {

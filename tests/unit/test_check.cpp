@@ -170,6 +170,35 @@ TEST_CASE("within the assumptions, no generated fault breaks one; beyond, some d
   }
 }
 
+TEST_CASE("a sole candidate's restart must fit in eventually-leader's bound", "[check]") {
+  // One control-plane node: a crashed kube-controller-manager is its lease's only candidate;
+  // it takes its own lease back leaseDuration + 2.2 x retryPeriod (19.4s) after it restarts,
+  // and crashes closer than that add up. eventually-leader:25s leaves 5.6s of downtime.
+  const Loaded base = load("scenarios/cloudcore/cloudcore-2156-v1.5.json");
+  const auto crash = [](const char* at, Duration down) {
+    FaultSpec f;
+    f.kind = "crash";
+    f.at = *parse_duration(at);
+    f.for_duration = down;
+    f.targets = {"cp-1/kube-controller-manager"};
+    return f;
+  };
+  const auto broken_with = [&](std::vector<FaultSpec> faults) {
+    Scenario s = base.scenario;
+    s.faults = std::move(faults);
+    return broken_assumptions(s);
+  };
+  CHECK(broken_with({crash("60s", seconds(5))}).empty());
+  CHECK(mentions(broken_with({crash("60s", seconds(7))}), "the only kube-controller-manager"));
+  CHECK(mentions(broken_with({crash("60s", milliseconds(1)), crash("68s", milliseconds(1))}),
+                 "2 crashes from 1m0s"));
+  CHECK(broken_with({crash("60s", milliseconds(1)), crash("90s", milliseconds(1))}).empty());
+  const FaultSpace within = fault_space(base.scenario, true);
+  REQUIRE(within.max_restart.count("cp-1/kube-controller-manager") == 1);
+  CHECK(within.max_restart.at("cp-1/kube-controller-manager") == milliseconds(5599));
+  CHECK(fault_space(base.scenario, false).max_restart.empty());
+}
+
 TEST_CASE("shrinking removes faults, then shortens them, then moves them earlier", "[check]") {
   // Synthetic: fails iff some pause lasts at least 3.5s and some partition starts by 100s.
   const auto fails = [](const Schedule& s) {
