@@ -1,6 +1,6 @@
 // KubeEdge CloudCore active-active (v1.7+): tunnel-routes and no-duplicate-delivery fed by
-// hand, the two active-active scenarios end to end (the crash converges; the ObjectSync race
-// costs one duplicate and nothing else), and SyncController's v1.7 reading of an ObjectSync.
+// hand, and the active-active scenarios end to end: the crash converges, the ObjectSync race
+// costs one duplicate and nothing else, a delete made while every replica restarts is lost.
 // The CloudCore's own v1.7+ start (tunnel port, no election) is driven in test_cloudcore.cpp.
 #include <catch2/catch.hpp>
 
@@ -80,7 +80,7 @@ TEST_CASE("no-duplicate-delivery counts duplicates and names both senders", "[cl
                                            "cc-1/cloudcore at 3s"));
 }
 
-TEST_CASE("active-active: a replica crash converges; the ObjectSync race costs one duplicate",
+TEST_CASE("active-active: a crash converges, the race costs a duplicate, a restart loses a delete",
           "[cloudcore]") {
   const auto run = [](std::string_view file) {
     const LoadResult loaded = load_scenario_file(loader_test::source_path(std::string(file)));
@@ -105,4 +105,12 @@ TEST_CASE("active-active: a replica crash converges; the ObjectSync race costs o
                  Catch::Matchers::Contains("Pod default/e1-race at resourceVersion") &&
                  Catch::Matchers::Contains("again, by cc-2/cloudcore, after storing it from "
                                            "cc-1/cloudcore"));
+
+  // v1.7-v1.9's SyncController only logs a NotFound: a delete no queue holds is never sent.
+  const auto lost = run("scenarios/cloudcore/cloudcore-active-active-delete-lost.json");
+  REQUIRE(lost.violations.at(0).has_value());
+  CHECK(lost.violations.at(0)->at == TrueTime{210'001'000'000});
+  CHECK_THAT(lost.violations.at(0)->detail,
+             Catch::Matchers::Contains("e1/edgecore's store differs from the cloud for Pod "
+                                       "default/e1-pod-1 (the cloud has none, the edge 12)"));
 }
