@@ -626,3 +626,44 @@ TEST_CASE("SyncController: v1.5 deletes what is gone; v1.7's live GET sends noth
     CHECK(deletes.size() == (mode == CloudCoreMode::v1_5 ? 1U : 0U));
   }
 }
+
+TEST_CASE("saveSuccessPoint: a Create that loses the race to another replica writes no status",
+          "[cloudcore]") {
+  CloudCoreRig rig(CloudCoreMode::v1_7_plus, {"e1"});
+  api::Object pod;
+  pod.key = api::ObjectKey{api::Kind::pod, "default", "p"};
+  pod.uid = "uid-1";
+  pod.resourceVersion = 5;
+  pod.pod_spec.nodeName = "e1";
+  rig.store[pod.key] = pod;
+  constexpr ProcessId kEdge = 9;
+  rig.env.processes["e1/edgecore"] = kEdge;
+  rig.cloudcore->on_start(rig.env);
+  rig.run_until(rig.env.monotonic_now() + seconds(11));
+  REQUIRE(rig.cloudcore->serving());
+  auto connect = std::make_shared<EdgeConnect>();
+  connect->node = "e1";
+  rig.cloudcore->on_message(rig.env, kEdge, connect);
+  const auto* sent = dynamic_cast<const ResourceMessage*>(rig.env.sent.back().message.get());
+  REQUIRE(sent != nullptr);
+  // Another replica delivered p too, and its Create lands between this one's Get and Create.
+  const api::Object theirs = make_object_sync("e1", pod);
+  rig.after_answer = [&rig, &theirs](const api::Request& request) {
+    if (request.verb == api::Verb::get && request.key == theirs.key) rig.store[theirs.key] = theirs;
+  };
+  auto ack = std::make_shared<ResourceAck>();
+  ack->node = "e1";
+  ack->parent_msg_id = sent->msg_id;
+  const std::size_t before = rig.requests.size();
+  rig.cloudcore->on_message(rig.env, kEdge, ack);
+  rig.serve();
+  const std::vector<std::string> save(rig.requests.begin() + static_cast<std::ptrdiff_t>(before),
+                                      rig.requests.end());
+  CHECK(save == std::vector<std::string>{"get ObjectSync default/e1.uid-1",
+                                         "create ObjectSync default/e1.uid-1"});
+  const auto failed = rig.env.traces_of(cloudcore::trace_kind::kObjectSyncCreateFailed);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].get("result") == api::to_string(api::Status::already_exists));
+  // The status stays as the winner leaves it (here: not yet written).
+  CHECK_FALSE(rig.store.at(theirs.key).object_sync.objectResourceVersion.has_value());
+}
