@@ -120,18 +120,28 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   return out;
 }
 
-// single-serving is hot standby's promise (only the leader serves); in active-active every
-// replica serves by design, so the property would fail on every run and mean nothing.
-void check_properties(Context& c, const std::string& path) {
+// What active-active has no use for: single-serving is hot standby's promise (only the leader
+// serves; every replica serves by design in v1.7+), and nobody holds kubeedge/cloudcorelease,
+// so a fault aimed at its leader would never fire.
+void cross_check(Context& c) {
   const CloudCoreSpec* spec = c.scenario.section<CloudCoreSpec>();
   if (spec == nullptr || cloudcore::is_hot_standby(spec->config.mode)) return;
-  const auto& list = c.scenario.properties;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (list[i] != "single-serving") continue;
-    c.reader.error(JsonReader::index_path(path, i),
+  const auto& properties = c.scenario.properties;
+  for (std::size_t i = 0; i < properties.size(); ++i) {
+    if (properties[i] != "single-serving") continue;
+    c.reader.error(JsonReader::index_path("$.properties", i),
                    "\"single-serving\" is hot standby's property; with \"mode\": \"v1.7+\" every "
                    "CloudCore serves edges by design: remove it, or check edge-converges:BOUND "
                    "and edge-reconnects:BOUND");
+  }
+  const std::string lease = "leader:" + spec->config.lease_namespace + "/" + spec->config.lease_name;
+  const auto& faults = c.scenario.faults;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    if (faults[i].role != lease) continue;
+    c.reader.error(JsonReader::key_path(JsonReader::index_path("$.faults", i), "role"),
+                   "\"" + lease + "\" has no holder in \"mode\": \"v1.7+\" (no election): aim "
+                   "at a replica instead, e.g. \"process\": \"" + spec->nodes.front() + "/" +
+                   std::string(CloudCoreSpec::kProcess) + "\"");
   }
 }
 
@@ -160,7 +170,7 @@ const ScenarioSystem& cloudcore_scenario_system() {
         "balancer, \"edgecore\" on each edge node)";
     s.build = add_cloudcore;
     s.trace_kinds.assign(cloudcore::trace_kind::kAll.begin(), cloudcore::trace_kind::kAll.end());
-    s.check_properties = check_properties;
+    s.cross_check = cross_check;
     s.dictionary = {"v1.3", "v1.5", "v1.7+", "service", "keepalived", "cc-1/keepalived", "cc-1/cloudcore", "e1/edgecore",
                     "leader:kubeedge/cloudcorelease"};
     return s;

@@ -575,7 +575,8 @@ TEST_CASE("v1.7+: a replica reuses its recorded port; a lost write race panics (
   CHECK_FALSE(late.cloudcore->serving());
 }
 
-TEST_CASE("v1.7+: keepalived and single-serving are refused, naming the field and the fix",
+TEST_CASE("v1.7+: keepalived, single-serving and the lease leader role are refused, naming the "
+          "field and the fix",
           "[cloudcore]") {
   Json doc = loader_test::base();
   doc["controlPlane"] = Json{{"nodes", Json::array({"n1"})}};
@@ -591,6 +592,13 @@ TEST_CASE("v1.7+: keepalived and single-serving are refused, naming the field an
                                        "property"));
   doc["properties"] = Json::array({"edge-reconnects:60s"});
   CHECK(loader_test::load(doc).scenario.has_value());
+  doc["faults"] = Json::array({Json{{"at", "1m"}, {"kind", "crash"},
+                                    {"role", "leader:kubeedge/cloudcorelease"}}});
+  CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
+             Catch::Matchers::Contains("$.faults[0].role: \"leader:kubeedge/cloudcorelease\" has "
+                                       "no holder in \"mode\": \"v1.7+\" (no election): aim at a "
+                                       "replica instead, e.g. \"process\": \"n2/cloudcore\""));
+  doc.erase("faults");
   doc["cloudcore"]["mode"] = "v1.5";
   doc["properties"] = Json::array({"single-serving"});
   CHECK(loader_test::load(doc).scenario.has_value());
