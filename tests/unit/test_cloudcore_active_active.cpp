@@ -1,6 +1,7 @@
 // KubeEdge CloudCore active-active (v1.7+): tunnel-routes and no-duplicate-delivery fed by
 // hand, and the active-active scenarios end to end: the crash converges, the ObjectSync race
-// costs one duplicate and nothing else, a delete made while every replica restarts is lost.
+// costs one duplicate and nothing else, a delete (or a delete and create) made while every
+// replica restarts is lost.
 // The CloudCore's own v1.7+ start (tunnel port, no election) is driven in test_cloudcore.cpp.
 #include <catch2/catch.hpp>
 
@@ -113,4 +114,12 @@ TEST_CASE("active-active: a crash converges, the race costs a duplicate, a resta
   CHECK_THAT(lost.violations.at(0)->detail,
              Catch::Matchers::Contains("e1/edgecore's store differs from the cloud for Pod "
                                        "default/e1-pod-1 (the cloud has none, the edge 12)"));
+
+  // Created again in the gap: the delete carrying the new pod replaces its insert in the queue.
+  const auto recreated = run("scenarios/cloudcore/cloudcore-active-active-recreate-lost.json");
+  REQUIRE(recreated.violations.at(0).has_value());
+  CHECK_THAT(recreated.violations.at(0)->detail,
+             Catch::Matchers::Contains("e1/edgecore's store differs from the cloud for Pod "
+                                       "default/e1-pod-1 (the cloud has resourceVersion 459, the "
+                                       "edge 12)"));
 }
