@@ -1,7 +1,8 @@
 #pragma once
-// KubeEdge CloudCore in hot-standby HA (v1.3 - v1.6), as cloud/pkg/leaderelection wires it
-// (KE@v1.5.0:cloud/pkg/leaderelection/leaderelection.go, KE@v1.5.0:cloud/cmd/cloudcore/app/
-// server.go):
+// KubeEdge CloudCore. In active-active mode (v1.7+) it skips all that follows on election
+// and the gate: see active_active.cpp. In hot-standby HA (v1.3 - v1.6), as
+// cloud/pkg/leaderelection wires it (KE@v1.5.0:cloud/pkg/leaderelection/leaderelection.go,
+// KE@v1.5.0:cloud/cmd/cloudcore/app/server.go):
 //  - identity "<hostname>_<uuid>", client-go's LeaderElector (models/election) over the
 //    "endpointsleases" MultiLock kubeedge/cloudcorelease, 15s / 10s / 2s, no ReleaseOnCancel,
 //    through a clientset without an HTTP timeout (utils.KubeClient sets none);
