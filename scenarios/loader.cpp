@@ -218,6 +218,9 @@ void read_scenario(Context& c, Json& doc) {
   }
   if (const Json* v = JsonReader::field(doc, "faults")) read_faults(c, *v, "$.faults");
   if (const Json* v = JsonReader::field(doc, "properties")) read_properties(c, *v, "$.properties");
+  for (const ScenarioSystem* system : scenario_systems()) {
+    if (system->cross_check != nullptr && c.has(system->section)) system->cross_check(c);
+  }
   check_clock_range(c);
 }
 

@@ -87,6 +87,9 @@ struct ScenarioSystem {
   // Reads the section into c.scenario.sections, after the network and the sections listed
   // before it. May be null (no section).
   void (*read)(scenario_loader::Context& c, const Json& section, const std::string& path) = nullptr;
+  // Checks the scenario's faults and properties against its section, once everything is
+  // read (e.g. a property or a fault role that the section's mode has no use for). May be null.
+  void (*cross_check)(scenario_loader::Context& c) = nullptr;
   // The processes the system runs on `node`, as far as the file read so far says: nullopt
   // if they cannot be known (an error elsewhere is reported). May be null (none).
   std::optional<std::vector<std::string>> (*processes_on)(const scenario_loader::Context& c,

@@ -69,6 +69,7 @@ bool is_election_object(const Object& object) {
     case Kind::pod:  // CloudCore's readiness gate lives on its Pod: no election record
     case Kind::secret:
     case Kind::object_sync:
+    case Kind::node:
       return false;
   }
   return false;
@@ -94,6 +95,7 @@ void trace_lease_write(Env& env, const Request& request, const Object& stored) {
     case Kind::pod:
     case Kind::secret:
     case Kind::object_sync:
+    case Kind::node:
       HASIM_ASSERT(false);  // is_election_object refused it
       return;
   }

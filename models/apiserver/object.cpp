@@ -18,6 +18,8 @@ std::string_view to_string(Kind kind) {
       return "Secret";
     case Kind::object_sync:
       return "ObjectSync";
+    case Kind::node:
+      return "Node";
   }
   return "?";
 }

@@ -27,6 +27,7 @@ enum class Kind : std::uint8_t {
   pod,
   secret,       // v1 Secret: `data` (KubeEdge delivers it to edge nodes)
   object_sync,  // reliablesyncs.kubeedge.io/v1alpha1 ObjectSync (KubeEdge CloudCore)
+  node,         // v1 Node (cluster-scoped, namespace ""): KubeEdge's edge nodes
 };
 std::string_view to_string(Kind kind);
 
@@ -112,6 +113,9 @@ struct Object {
   PodReadiness pod;                         // kind pod
   PodSpec pod_spec;                         // kind pod
   ObjectSyncSpec object_sync;               // kind object_sync
+  // Kind node: status.daemonEndpoints.kubeletEndpoint.Port, where kube-apiserver sends
+  // `kubectl logs/exec` for the node (KubeEdge v1.7+: the tunnel port of a CloudCore).
+  int kubelet_port = 0;
 };
 
 // metav1.MicroTime keeps microseconds, metav1.Time whole seconds: a time written to the API

@@ -11,8 +11,16 @@
 
 namespace hasim::cloudcore {
 
-std::string_view to_string(HotStandbyMode mode) {
-  return mode == HotStandbyMode::v1_3 ? "v1.3" : "v1.5";
+std::string_view to_string(CloudCoreMode mode) {
+  switch (mode) {
+    case CloudCoreMode::v1_3:
+      return "v1.3";
+    case CloudCoreMode::v1_5:
+      return "v1.5";
+    case CloudCoreMode::v1_7_plus:
+      return "v1.7+";
+  }
+  return "?";
 }
 
 election::LeaderElectionConfig default_election() {
@@ -44,6 +52,9 @@ void CloudCore::on_start(Env& env) {
   client.user = identity_;
   client.timer_tags = env.tag_space("client");
   client_ = std::make_unique<api::ApiClient>(std::move(client));
+  module_tags_ = env.tag_space("modules");
+  keepalive_tags_ = env.tag_space("keepalive");
+  if (!is_hot_standby(config_.mode)) return start_active_active(env);
   lock_ = cluster::make_resource_lock(config_.lock_type, config_.lease_namespace,
                                       config_.lease_name, identity_, *client_);
   election::LeaderCallbacks callbacks;
@@ -53,15 +64,13 @@ void CloudCore::on_start(Env& env) {
   callbacks.onStoppedLeading = [this](Env& e) { stopped_leading(e); };
   elector_ = std::make_unique<election::LeaderElector>(
       config_.election, *lock_, *client_, std::move(callbacks), env.tag_space("elector"));
-  module_tags_ = env.tag_space("modules");
-  keepalive_tags_ = env.tag_space("keepalive");
   patch_tags_ = env.tag_space("patch");
   env.trace(api::trace_kind::kComponentStart, {{"component", "cloudcore"},
                                                {"identity", identity_},
                                                {"lease", lease()},
                                                {"mode", std::string(to_string(config_.mode))},
                                                {"pod", config_.pod_name}});
-  if (config_.mode == HotStandbyMode::v1_3) return elector_->run(env);
+  if (config_.mode == CloudCoreMode::v1_3) return elector_->run(env);
   // v1.5 Run: "Init podReadinessGate to false at the begin of Run"; the patch blocks Run,
   // its failure is only logged, and the election starts after it.
   patch_gate(env, kConditionFalse, "start", [this](Env& e, api::Status) {
@@ -130,6 +139,15 @@ void CloudCore::started_leading(Env& env) {
   HASIM_ASSERT(!modules_started_);
   env.trace(cluster::trace_kind::kActingStart,
             {{"lease", lease()}, {"identity", identity_}, {"component", "cloudcore"}});
+  start_modules(env);
+  // Not waiting for the modules: the patch runs right after StartModules returns.
+  patch_gate(env, kConditionTrue, "started-leading", [this](Env& e, api::Status status) {
+    if (!api::is_success(status)) graceful_shutdown(e, "readiness gate patch failed");
+  });
+}
+
+void CloudCore::start_modules(Env& env) {
+  HASIM_ASSERT(!modules_started_ && !shutting_down_);
   // core.StartModules: `go module.Start()` for each; CloudHub's Start waits for its caches
   // (WaitForCacheSync) before StartCloudHub listens.
   modules_started_ = true;
@@ -137,14 +155,10 @@ void CloudCore::started_leading(Env& env) {
   delivery_ = std::make_unique<Delivery>(config_.delivery, *client_, env);
   delivery_->start(env);
   env.set_timer(config_.informer_sync, module_tags_.tag());
-  // Not waiting for the modules: the patch runs right after StartModules returns.
-  patch_gate(env, kConditionTrue, "started-leading", [this](Env& e, api::Status status) {
-    if (!api::is_success(status)) graceful_shutdown(e, "readiness gate patch failed");
-  });
 }
 
 void CloudCore::stopped_leading(Env& env) {
-  if (config_.mode == HotStandbyMode::v1_3) {
+  if (config_.mode == CloudCoreMode::v1_3) {
     return graceful_shutdown(env, "leaderelection lost");
   }
   // v1.5: "Reset PodReadinessGate to false if cloudcore stop", errors only logged. The
@@ -168,6 +182,7 @@ void CloudCore::graceful_shutdown(Env& env, std::string_view why) {
 void CloudCore::on_terminate(Env& env) { graceful_shutdown(env, "SIGTERM"); }
 
 std::optional<std::string> CloudCore::readyz(Env& env) const {
+  HASIM_ASSERT(is_hot_standby(config_.mode));  // v1.7 removed the route (commit 320132bf8)
   return readyz_check(elector_.get(), env, config_.readyz_timeout);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// KubeEdge CloudCore in hot-standby HA (v1.3 - v1.6), as cloud/pkg/leaderelection wires it
-// (KE@v1.5.0:cloud/pkg/leaderelection/leaderelection.go, KE@v1.5.0:cloud/cmd/cloudcore/app/
-// server.go):
+// KubeEdge CloudCore. In active-active mode (v1.7+) it skips all that follows on election
+// and the gate: see active_active.cpp. In hot-standby HA (v1.3 - v1.6), as
+// cloud/pkg/leaderelection wires it (KE@v1.5.0:cloud/pkg/leaderelection/leaderelection.go,
+// KE@v1.5.0:cloud/cmd/cloudcore/app/server.go):
 //  - identity "<hostname>_<uuid>", client-go's LeaderElector (models/election) over the
 //    "endpointsleases" MultiLock kubeedge/cloudcorelease, 15s / 10s / 2s, no ReleaseOnCancel,
 //    through a clientset without an HTTP timeout (utils.KubeClient sets none);
@@ -39,13 +40,18 @@
 
 namespace hasim::cloudcore {
 
-enum class HotStandbyMode : std::uint8_t { v1_3, v1_5 };
-std::string_view to_string(HotStandbyMode mode);
+// "v1.3" and "v1.5": hot standby (above); "v1.7+": active-active (active_active.cpp), where
+// leader election, the readiness gate and /readyz are gone (KE@v1.7.0:cloud/cmd/cloudcore/
+// app/server.go): every replica starts its modules at once, after negotiating its tunnel port
+// (tunnel_port.hpp), and serves the edges the load balancer sends it.
+enum class CloudCoreMode : std::uint8_t { v1_3, v1_5, v1_7_plus };
+std::string_view to_string(CloudCoreMode mode);
+inline bool is_hot_standby(CloudCoreMode mode) { return mode != CloudCoreMode::v1_7_plus; }
 
 election::LeaderElectionConfig default_election();
 
 struct CloudCoreConfig {
-  HotStandbyMode mode = HotStandbyMode::v1_5;
+  CloudCoreMode mode = CloudCoreMode::v1_5;
   std::string node;  // os.Hostname(): the identity's first half
   std::string pod_namespace = "kubeedge";  // CLOUDCORE_POD_NAMESPACE
   std::string pod_name;                    // CLOUDCORE_POD_NAME
@@ -62,6 +68,9 @@ struct CloudCoreConfig {
   int patch_retries = 3;                      // TryToPatchPodReadinessGate's maxRetries
   Duration patch_dial_timeout = seconds(30);  // net.Dialer Timeout of a new rest client
   DeliveryConfig delivery;                    // the edge nodes, resend and sync periods
+  // v1.7+: `time.Sleep(rand.Int31n(10) seconds)` before NegotiateTunnelPort, whole seconds
+  // below this bound, drawn from the process's stream.
+  Duration tunnel_port_max_wait = seconds(10);
 };
 
 class CloudCore final : public Process {
@@ -90,6 +99,16 @@ class CloudCore final : public Process {
   void patch_request(Env& env, api::Verb verb, std::shared_ptr<api::Object> pod,
                      api::ApiTransport::Callback done);
   void started_leading(Env& env);
+  // core.StartModules: the delivery's informers, CloudHub listening after its cache sync.
+  void start_modules(Env& env);
+  // v1.7+ (active_active.cpp): the random sleep, then NegotiateTunnelPort, then the modules.
+  void start_active_active(Env& env);
+  void negotiate_tunnel_port(Env& env);
+  void write_tunnel_port(Env& env, const api::Response& got, const std::string& ip);
+  void tunnel_port_result(Env& env, std::optional<int> port, std::string_view result);
+  // UpstreamController.updateNodeStatus: Get the Node, write this replica's tunnel port into
+  // its kubelet endpoint, UpdateStatus (failures only logged).
+  void update_node_status(Env& env, const std::string& node);
   void stopped_leading(Env& env);
   void graceful_shutdown(Env& env, std::string_view why);
   void on_edge_connect(Env& env, ProcessId from, const std::string& node);
@@ -108,6 +127,8 @@ class CloudCore final : public Process {
   TagSpace module_tags_;     // CloudHub's informer sync
   TagSpace keepalive_tags_;  // one per session: tag(session serial)
   TagSpace patch_tags_;      // tag(context) of a patch request in flight
+  TagSpace tunnel_tags_;     // v1.7+: the sleep before NegotiateTunnelPort
+  std::optional<int> tunnel_port_;  // v1.7+: config.CommonConfig.TunnelPort, once negotiated
   std::map<api::ContextId, TimerId> patch_timers_;
   struct Session {
     ProcessId edge = 0;

@@ -17,9 +17,10 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   }
   if (dynamic_cast<const ReadyzRequest*>(message.get()) != nullptr) {
     // electionHandler on CloudHub's HTTPS server (10002), which a standby does not run:
-    // 200 when the ReadyzAdaptor's check passes, 404 otherwise; no server: refused.
+    // 200 when the ReadyzAdaptor's check passes, 404 otherwise; no server: refused. v1.7+
+    // has no such route: 404 (kubeedge#3059).
     auto answer = std::make_shared<ReadyzResponse>();
-    answer->ok = serving_ && !readyz(env).has_value();
+    answer->ok = serving_ && is_hot_standby(config_.mode) && !readyz(env).has_value();
     env.send(from, std::move(answer));
     return;
   }
@@ -28,6 +29,10 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   }
   if (const auto* ack = dynamic_cast<const ResourceAck*>(message.get())) {
     if (delivery_ != nullptr && session_with(ack->node, from)) delivery_->on_ack(env, ack->node, ack->parent_msg_id);
+    return;
+  }
+  if (const auto* status = dynamic_cast<const NodeStatusUpdate*>(message.get())) {
+    if (session_with(status->node, from)) update_node_status(env, status->node);
     return;
   }
   if (const auto* query = dynamic_cast<const ResourceQuery*>(message.get())) {
@@ -94,7 +99,8 @@ bool CloudCore::session_with(const std::string& node, ProcessId from) const {
 void CloudCore::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (client_->on_timer(env, tag)) return;
   if (delivery_ != nullptr && delivery_->on_timer(env, tag)) return;
-  if (elector_->on_timer(env, tag)) return;
+  if (elector_ != nullptr && elector_->on_timer(env, tag)) return;
+  if (tunnel_tags_.owns(tag)) return negotiate_tunnel_port(env);
   if (patch_tags_.owns(tag)) {
     // The new connection's dial timed out: the request fails (its context ends).
     const api::ContextId context = patch_tags_.local(tag);

@@ -148,15 +148,8 @@ void Delivery::sync_pass(Env& env) {
     const std::string node(object_sync_node(*sync));
     if (action == SyncAction::skip_empty_status || !nodes_.contains(node)) continue;
     HASIM_ASSERT(action != SyncAction::none);
-    api::ObjectPtr message = object;
-    if (action == SyncAction::delete_) {
-      // The delete names the object by the ObjectSync: its name, namespace and UID.
-      auto gone = std::make_shared<api::Object>();
-      gone->key = target;
-      gone->uid = std::string(object_sync_uid(*sync));
-      gone->resourceVersion = sync->object_sync.objectResourceVersion.value_or(0);
-      message = std::move(gone);
-    }
+    api::ObjectPtr message = sync_message(*sync, object, action);
+    if (message == nullptr) continue;
     env.trace(trace_kind::kSyncControllerSend,
               {{"edge", node},
                {"object", describe_object(*message)},
@@ -166,6 +159,22 @@ void Delivery::sync_pass(Env& env) {
     dispatch(env, node, action == SyncAction::delete_ ? Operation::delete_ : Operation::update,
              std::move(message));
   }
+}
+
+api::ObjectPtr Delivery::sync_message(const api::Object& sync, const api::ObjectPtr& object,
+                                      SyncAction action) const {
+  if (action != SyncAction::delete_) return object;
+  if (config_.sync_read == SyncControllerRead::live_get_v1_7) {
+    // The live GET's NotFound: "failed to get obj", return. Another UID: the delete's
+    // content is the object the GET returned.
+    return object;
+  }
+  // The delete names the object by the ObjectSync: its name, namespace and UID.
+  auto gone = std::make_shared<api::Object>();
+  gone->key = object_sync_target(sync);
+  gone->uid = std::string(object_sync_uid(sync));
+  gone->resourceVersion = sync.object_sync.objectResourceVersion.value_or(0);
+  return gone;
 }
 
 // channelq DispatchMessage -> addMessageToQueue, then the node's write loop.
@@ -287,7 +296,9 @@ void Delivery::save_success_point(Env& env, const std::string& name,
                     if (got.status != api::Status::not_found) return saved(e, name);
                     client_.request(e, client_.new_context(), api::Verb::create, sync, created,
                                     [this, name, sync, rv](Env& e2, const api::Response& made) {
-                                      if (!api::is_success(made.status)) return saved(e2, name);
+                                      if (!api::is_success(made.status)) {
+                                        return create_failed(e2, name, sync, made.status);
+                                      }
                                       // The created object's status is not written: Get it,
                                       // then UpdateStatus.
                                       client_.request(e2, client_.new_context(), api::Verb::get,
@@ -298,6 +309,18 @@ void Delivery::save_success_point(Env& env, const std::string& name,
                                                       });
                                     });
                   });
+}
+
+// "Failed to create objectSync": logged, and saveSuccessPoint returns without a status. With
+// several replicas (v1.7+) this is the creation race: another replica's Create came first
+// (AlreadyExists), and the status is whatever that replica writes next.
+void Delivery::create_failed(Env& env, const std::string& name, const api::ObjectKey& sync,
+                             api::Status status) {
+  env.trace(trace_kind::kObjectSyncCreateFailed,
+            {{"edge", name},
+             {"objectsync", api::describe(sync)},
+             {"result", std::string(api::to_string(status))}});
+  saved(env, name);
 }
 
 // UpdateStatus with the resourceVersion the Get returned (a conflict is only logged).

@@ -28,14 +28,25 @@
 
 #include "models/apiserver/informer.hpp"
 #include "models/cloudcore/node_queue.hpp"
+#include "models/cloudcore/object_sync.hpp"
 
 namespace hasim::cloudcore {
+
+// How SyncController reads an ObjectSync's object. v1.5 reads its informer's lister: a
+// missing object (or one with another UID) gets a delete naming the ObjectSync's UID. v1.7
+// and v1.8 GET it live through the dynamic client (KE@v1.7.0:cloud/pkg/synccontroller/
+// objectsync.go manageObject): NotFound is logged and nothing is sent, so a delete is never
+// repaired; an object with another UID gets a delete carrying that other, current object
+// (its UID and resourceVersion). hasim reads the informer's copy for both (the live GET's
+// answer, without its request).
+enum class SyncControllerRead : std::uint8_t { lister_v1_5, live_get_v1_7 };
 
 struct DeliveryConfig {
   std::vector<std::string> edge_nodes;          // the nodes labelled as edge nodes
   Duration retry_interval = seconds(5);          // sendMsg's retryInterval
   int max_resends = 4;                           // `if retry == 4 { break LOOP }`
   Duration sync_period = seconds(5);             // SyncController's wait.Until period
+  SyncControllerRead sync_read = SyncControllerRead::lister_v1_5;
 };
 
 class Delivery {
@@ -73,8 +84,13 @@ class Delivery {
   void save_success_point(Env& env, const std::string& name, const QueuedMessage& message);
   void update_status(Env& env, const std::string& name, const api::Response& got,
                      std::uint64_t resource_version);
+  void create_failed(Env& env, const std::string& name, const api::ObjectKey& sync,
+                     api::Status status);
   void saved(Env& env, const std::string& name);
   void sync_pass(Env& env);
+  // SyncController's message for an ObjectSync that differs from its object (nullptr: none).
+  api::ObjectPtr sync_message(const api::Object& sync, const api::ObjectPtr& object,
+                              SyncAction action) const;
   // Whether an ObjectSync differs from its object, kept in unsynced_.
   void refresh(const api::ObjectKey& sync);
   void refresh(const api::Object& sync, const api::ObjectKey& target);

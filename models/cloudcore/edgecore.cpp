@@ -7,6 +7,9 @@
 #include "sim/assert.hpp"
 
 namespace hasim::cloudcore {
+namespace {
+constexpr std::uint64_t kStatusTimer = 1;  // edged's node status loop; 0 is EdgeHub's own
+}  // namespace
 
 EdgeHub::EdgeHub(EdgeHubConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.dial != nullptr && config_.retry_count >= 1);
@@ -16,6 +19,9 @@ EdgeHub::EdgeHub(EdgeHubConfig config) : config_(std::move(config)) {
 void EdgeHub::on_start(Env& env) {
   tags_ = env.tag_space("edgehub");
   meta_.emplace(env.durable());
+  if (config_.node_status_period.has_value()) {
+    env.set_timer(*config_.node_status_period, tags_.tag(kStatusTimer));
+  }
   init(env);
 }
 
@@ -138,8 +144,18 @@ void EdgeHub::on_message(Env& env, ProcessId from, const Message& message) {
   if (phase_ == Phase::connected && closed) disconnected(env, "connection closed");
 }
 
+void EdgeHub::report_node_status(Env& env) {
+  HASIM_ASSERT(config_.node_status_period.has_value());
+  env.set_timer(*config_.node_status_period, tags_.tag(kStatusTimer));
+  if (phase_ != Phase::connected || !cloud_.has_value()) return;
+  auto status = std::make_shared<NodeStatusUpdate>();
+  status->node = config_.node;
+  env.send(*cloud_, std::move(status));
+}
+
 void EdgeHub::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   HASIM_ASSERT(tags_.owns(tag));
+  if (tags_.local(tag) == kStatusTimer) return report_node_status(env);
   timer_.reset();
   switch (phase_) {
     case Phase::dialing:

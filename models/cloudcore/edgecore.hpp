@@ -30,6 +30,10 @@ struct EdgeHubConfig {
   Duration cloud_access_sleep = seconds(5);
   Duration handshake_timeout = seconds(30);
   Duration wait_connection_period = minutes(1);
+  // v1.7+ (hasim sends it there only): edged reports the node's status every
+  // nodeStatusUpdateFrequency (10s) on its own loop, through EdgeHub while connected (a
+  // report while disconnected is lost); CloudCore writes its tunnel port into the Node.
+  std::optional<Duration> node_status_period;
   // The load balancer: which CloudCore ("node/cloudcore") a new connection reaches.
   std::function<std::optional<std::string>(Rng&)> dial;
 };
@@ -62,6 +66,7 @@ class EdgeHub final : public Process {
   std::optional<ProcessId> cloud_;   // the CloudCore dialled or connected to
   std::string cloud_name_;
   std::optional<TimerId> timer_;     // one at a time: handshake, sleep or keepalive
+  void report_node_status(Env& env);
   std::optional<MetaManager> meta_;  // over the process's DurableStore (the SQLite file)
 };
 

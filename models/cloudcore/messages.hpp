@@ -35,6 +35,15 @@ struct SessionClosed final : MessageBody {
   std::string_view type() const override { return "SessionClosed"; }
 };
 
+// edged's node status report (v1.7+ only in hasim), sent through EdgeHub every
+// nodeStatusUpdateFrequency (10s) while connected: operation update on resource
+// "node/<node>/default/nodestatus/<node>", which CloudCore's UpstreamController writes to the
+// Node's status (KE@v1.8.0:cloud/pkg/edgecontroller/controller/upstream.go updateNodeStatus).
+struct NodeStatusUpdate final : MessageBody {
+  std::string node;
+  std::string_view type() const override { return "NodeStatusUpdate"; }
+};
+
 // beehive model.Message operations on resources (KE@v1.5.0:staging/src/github.com/kubeedge/
 // beehive/pkg/core/model/message.go): insert, update, delete, and response (the answer to a
 // query from the edge).

@@ -33,6 +33,16 @@ inline constexpr std::string_view kVrrpScript = "vrrp-script";
 inline constexpr std::string_view kVrrpMaster = "vrrp-master";
 inline constexpr std::string_view kVrrpBackup = "vrrp-backup";
 
+// v1.7+ (active_active.cpp): NegotiateTunnelPort's outcome: the port, and "negotiated",
+// "reused", or the error that made the replica panic.
+inline constexpr std::string_view kTunnelPort = "cloudcore-tunnel-port";
+// UpstreamController wrote this replica's tunnel port into an edge node's Node status: from
+// now on kube-apiserver sends `kubectl logs/exec` for it there.
+inline constexpr std::string_view kNodeKubeletPort = "node-kubelet-port";
+// saveSuccessPoint's Create of an ObjectSync failed (AlreadyExists when another replica
+// created it first): logged, and the status is left to whoever created it.
+inline constexpr std::string_view kObjectSyncCreateFailed = "objectsync-create-failed";
+
 // Delivery (delivery.hpp): CloudHub wrote a message again (no ACK within 5s), gave one up
 // after its last write, SyncController found an object newer than, or gone from, an
 // ObjectSync.
@@ -47,7 +57,7 @@ inline constexpr std::string_view kEdgeQuery = "metamanager-query";
 // meant for edge nodes.
 inline constexpr std::string_view kWorkload = "edge-workload";
 
-inline constexpr std::array kAll{kMessageResend, kMessageDropped, kSyncControllerSend,
+inline constexpr std::array kAll{kTunnelPort, kNodeKubeletPort, kObjectSyncCreateFailed, kMessageResend, kMessageDropped, kSyncControllerSend,
                                  kEdgeStoreApply, kEdgeQuery, kWorkload, kGatePatch,       kModulesStart,
                                  kCloudHubServing, kGracefulShutdown, kSessionOpen,
                                  kSessionClose,   kEdgeConnected,     kEdgeDisconnected,

@@ -1,12 +1,14 @@
-// KubeEdge CloudCore hot standby's check half (properties/check_system.hpp): single-serving
-// edge-reconnects:BOUND and edge-converges:BOUND.
+// KubeEdge CloudCore's check half (properties/check_system.hpp): single-serving (hot standby
+// only), edge-reconnects:BOUND, edge-converges:BOUND and no-duplicate-delivery.
 // Its fault choices are the kernel's and the control plane's (crashes, partitions, pauses,
 // apiserver faults), which already aim at every process a scenario runs.
 #include "properties/cloudcore/check.hpp"
 
 #include "properties/cloudcore/edge_converges.hpp"
 #include "properties/cloudcore/edge_reconnects.hpp"
+#include "properties/cloudcore/no_duplicate_delivery.hpp"
 #include "properties/cloudcore/single_serving.hpp"
+#include "properties/cloudcore/tunnel_routes.hpp"
 
 namespace hasim {
 namespace {
@@ -17,6 +19,15 @@ std::unique_ptr<Property> single_serving(const std::string& spec, std::optional<
 
 std::unique_ptr<Property> edge_reconnects(const std::string& spec, std::optional<Duration> bound) {
   return std::make_unique<EdgeReconnects>(spec, bound.value());
+}
+
+std::unique_ptr<Property> no_duplicate_delivery(const std::string& spec,
+                                                std::optional<Duration>) {
+  return std::make_unique<NoDuplicateDelivery>(spec);
+}
+
+std::unique_ptr<Property> tunnel_routes(const std::string& spec, std::optional<Duration> bound) {
+  return std::make_unique<TunnelRoutes>(spec, bound.value());
 }
 
 std::unique_ptr<Property> edge_converges(const std::string& spec, std::optional<Duration> bound) {
@@ -48,6 +59,18 @@ const CheckSystem& cloudcore_check_system() {
             "no edge is silently unreachable for a new object's whole resend window (5 writes, "
             "25s): hot standby forgets a message given up"},
            edge_converges},
+          {{"no-duplicate-delivery", "",
+            "no edge node is sent a version of an object it already holds (KubeEdge promises "
+            "at-least-once: a violation counts duplicates, not losses, and names the CloudCores "
+            "that sent the version first and again)",
+            "nothing: it reports what at-least-once delivery allows"},
+           no_duplicate_delivery},
+          {{"tunnel-routes", "BOUND",
+            "active-active (v1.7+): every edge node attached to a CloudCore has that "
+            "CloudCore's tunnel port in its Node (where kubectl logs/exec go) within BOUND",
+            "edged's node status reports (every 10s) reach the CloudCore within BOUND once "
+            "faults heal"},
+           tunnel_routes},
       },
       {},
       nullptr,

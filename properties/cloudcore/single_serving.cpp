@@ -3,17 +3,15 @@
 #include <algorithm>
 
 #include "models/cloudcore/trace_kinds.hpp"
+#include "properties/cloudcore/process_names.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
 namespace hasim {
 namespace {
 
-constexpr std::string_view kProcess = "cloudcore";
-
-std::string qualified(const TraceEvent& event) {
-  return std::string(event.node) + "/" + std::string(event.proc);
-}
+using cloudcore_trace::qualified;
+constexpr std::string_view kProcess = cloudcore_trace::kCloudCoreProcess;
 
 }  // namespace
 

@@ -182,12 +182,30 @@ void create_pod(api::IdealStore& store, ProcessId caller, const CloudCoreSpec& s
                 const std::string& node) {
   api::Object pod;
   pod.key = api::ObjectKey{api::Kind::pod, spec.config.pod_namespace, cloudcore_pod_name(node)};
-  pod.pod.readinessGates.emplace_back(cloudcore::kLeaderGate);
+  // v1.7+ patches no gate; a declared one would keep the pod from Ready for good (kubeedge#3273,
+  // fixed in the manifests for v1.9): hasim's v1.7+ pod declares none.
+  if (cloudcore::is_hot_standby(spec.config.mode)) {
+    pod.pod.readinessGates.emplace_back(cloudcore::kLeaderGate);
+  }
   bool created = false;
   store.create(caller, std::move(pod), [&created](const api::StoreResult& result) {
     created = result.status == api::Status::created || result.status == api::Status::ok;
   });
   HASIM_ASSERT(created);  // the ideal store answers at once, and the names are distinct
+}
+
+// v1.7+: each edge node's Node, as its first registration left it (createNode), so the
+// replicas' UpstreamController can write their tunnel port into its status.
+void create_edge_nodes(api::IdealStore& store, ProcessId caller, const CloudCoreSpec& spec) {
+  for (const std::string& node : spec.edge_nodes) {
+    api::Object object;
+    object.key = api::ObjectKey{api::Kind::node, "", node};
+    bool created = false;
+    store.create(caller, std::move(object), [&created](const api::StoreResult& result) {
+      created = api::is_success(result.status);
+    });
+    HASIM_ASSERT(created);  // the ideal store answers at once, and the names are distinct
+  }
 }
 
 }  // namespace
@@ -217,6 +235,8 @@ void add_cloudcore(World& world, const Scenario& scenario, BuildState& built) {
   const auto writer = world.find_process(cp.nodes.front() + "/" + std::string(kApiServerProcess));
   HASIM_ASSERT(writer.has_value());
   add_edge_workload(world, spec, *wiring->store, *writer);
+  const bool active_active = !cloudcore::is_hot_standby(spec.config.mode);
+  if (active_active) create_edge_nodes(*wiring->store, *writer, spec);
   auto service = std::make_shared<cloudcore::ServiceEndpoints>();
   world.keep_alive(service);
   if (spec.load_balancer == CloudLoadBalancer::keepalived) {
@@ -231,6 +251,8 @@ void add_cloudcore(World& world, const Scenario& scenario, BuildState& built) {
     HASIM_ASSERT(node.has_value());
     cloudcore::EdgeHubConfig edge = spec.edge;
     edge.node = node_name;
+    // edged's nodeStatusUpdateFrequency (10s), modelled for v1.7+'s tunnel-port routing.
+    if (active_active) edge.node_status_period = seconds(10);
     const cloudcore::ServiceEndpoints* endpoints = service.get();
     edge.dial = [endpoints](Rng& rng) { return endpoints->pick(rng); };
     world.add_process(*node, std::string(CloudCoreSpec::kEdgeProcess),

@@ -17,7 +17,8 @@ namespace {
 using scenario_loader::Context;
 using scenario_loader::read_duration_field;
 
-const std::vector<std::string> kModeNames{"v1.3", "v1.5"};
+// In CloudCoreMode's order.
+const std::vector<std::string> kModeNames{"v1.3", "v1.5", "v1.7+"};
 const std::vector<std::string> kLoadBalancerNames{"service", "keepalived"};
 
 bool read_nodes_field(Context& c, const Json& value, const std::string& path,
@@ -57,6 +58,20 @@ bool read_timings(Context& c, const Json& value, const std::string& path, CloudC
   return true;
 }
 
+// v1.7+ removed /readyz (KE@v1.7.0, commit 320132bf8), which keepalived's vrrp_script curls:
+// the check can never pass (kubeedge#3059), so the VIP would follow VRRP priorities alone,
+// never a CloudCore's health. Upstream's docs still describe it; hasim refuses it.
+bool check_active_active(Context& c, const std::string& path, CloudCoreSpec& spec) {
+  if (cloudcore::is_hot_standby(spec.config.mode)) return true;
+  spec.config.delivery.sync_read = cloudcore::SyncControllerRead::live_get_v1_7;
+  if (spec.load_balancer != CloudLoadBalancer::keepalived) return true;
+  c.reader.error(JsonReader::key_path(path, "loadBalancer"),
+                 "\"keepalived\" checks /readyz, which \"mode\": \"v1.7+\" no longer serves "
+                 "(kubeedge#3059: the check always gets 404); use \"loadBalancer\": \"service\" "
+                 "for active-active, or a hot-standby mode (\"v1.3\", \"v1.5\") with keepalived");
+  return false;
+}
+
 void read_cloudcore(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
   if (!r.object(value, path, scenario_loader::keys("cloudcore"), "the cloudcore section")) return;
@@ -76,9 +91,10 @@ void read_cloudcore(Context& c, const Json& value, const std::string& path) {
   ok = read_edge_workload(c, value, path, spec) && ok;
   if (ok && spec.nodes.empty()) {
     r.error(JsonReader::key_path(path, "nodes"),
-            "hot standby needs CloudCore nodes: list them, e.g. \"nodes\": [\"cc-1\", \"cc-2\"]");
+            "CloudCore needs nodes to run on: list them, e.g. \"nodes\": [\"cc-1\", \"cc-2\"]");
     ok = false;
   }
+  ok = check_active_active(c, path, spec) && ok;
   for (const std::string& edge : spec.edge_nodes) {
     if (std::find(spec.nodes.begin(), spec.nodes.end(), edge) == spec.nodes.end()) continue;
     r.error(JsonReader::key_path(path, "edgeNodes"),
@@ -102,6 +118,31 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   }
   if (has(spec->edge_nodes)) out.emplace_back(CloudCoreSpec::kEdgeProcess);
   return out;
+}
+
+// What active-active has no use for: single-serving is hot standby's promise (only the leader
+// serves; every replica serves by design in v1.7+), and nobody holds kubeedge/cloudcorelease,
+// so a fault aimed at its leader would never fire.
+void cross_check(Context& c) {
+  const CloudCoreSpec* spec = c.scenario.section<CloudCoreSpec>();
+  if (spec == nullptr || cloudcore::is_hot_standby(spec->config.mode)) return;
+  const auto& properties = c.scenario.properties;
+  for (std::size_t i = 0; i < properties.size(); ++i) {
+    if (properties[i] != "single-serving") continue;
+    c.reader.error(JsonReader::index_path("$.properties", i),
+                   "\"single-serving\" is hot standby's property; with \"mode\": \"v1.7+\" every "
+                   "CloudCore serves edges by design: remove it, or check edge-converges:BOUND "
+                   "and edge-reconnects:BOUND");
+  }
+  const std::string lease = "leader:" + spec->config.lease_namespace + "/" + spec->config.lease_name;
+  const auto& faults = c.scenario.faults;
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    if (faults[i].role != lease) continue;
+    c.reader.error(JsonReader::key_path(JsonReader::index_path("$.faults", i), "role"),
+                   "\"" + lease + "\" has no holder in \"mode\": \"v1.7+\" (no election): aim "
+                   "at a replica instead, e.g. \"process\": \"" + spec->nodes.front() + "/" +
+                   std::string(CloudCoreSpec::kProcess) + "\"");
+  }
 }
 
 }  // namespace
@@ -129,7 +170,8 @@ const ScenarioSystem& cloudcore_scenario_system() {
         "balancer, \"edgecore\" on each edge node)";
     s.build = add_cloudcore;
     s.trace_kinds.assign(cloudcore::trace_kind::kAll.begin(), cloudcore::trace_kind::kAll.end());
-    s.dictionary = {"v1.3", "v1.5", "service", "keepalived", "cc-1/keepalived", "cc-1/cloudcore", "e1/edgecore",
+    s.cross_check = cross_check;
+    s.dictionary = {"v1.3", "v1.5", "v1.7+", "service", "keepalived", "cc-1/keepalived", "cc-1/cloudcore", "e1/edgecore",
                     "leader:kubeedge/cloudcorelease"};
     return s;
   }();

@@ -56,6 +56,8 @@ class FakeApi final : public api::ApiTransport {
         return "secrets";
       case api::Kind::object_sync:
         return "objectsyncs";
+      case api::Kind::node:
+        return "nodes";
     }
     return "?";
   }

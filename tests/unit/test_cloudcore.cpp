@@ -5,6 +5,8 @@
 // ObjectSync writes).
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <set>
 #include <tuple>
 
 #include "fake_api.hpp"
@@ -14,9 +16,11 @@
 #include "models/cloudcore/edgecore.hpp"
 #include "models/cloudcore/keepalived.hpp"
 #include "models/cloudcore/messages.hpp"
+#include "models/cloudcore/object_sync.hpp"
 #include "models/cloudcore/readiness.hpp"
 #include "models/cloudcore/service.hpp"
 #include "models/cloudcore/trace_kinds.hpp"
+#include "models/cloudcore/tunnel_port.hpp"
 #include "models/cluster/component.hpp"
 #include "models/election/record.hpp"
 #include "properties/cloudcore/single_serving.hpp"
@@ -98,11 +102,12 @@ namespace {
 // in-memory store, except pod updates, which answer `pod_update` when set.
 struct CloudCoreRig {
   static constexpr ProcessId kApiServer = 7;
-  explicit CloudCoreRig(HotStandbyMode mode, std::vector<std::string> edge_nodes = {}) : env(1) {
+  explicit CloudCoreRig(CloudCoreMode mode, std::vector<std::string> edge_nodes = {}) : env(1) {
     env.processes["cp-1/kube-apiserver"] = kApiServer;
     CloudCoreConfig config;
     config.delivery.edge_nodes = std::move(edge_nodes);
     config.mode = mode;
+    if (!is_hot_standby(mode)) config.delivery.sync_read = SyncControllerRead::live_get_v1_7;
     config.node = "cc-1";
     config.pod_name = "cloudcore-cc-1";
     config.apiservers = {"cp-1/kube-apiserver"};
@@ -122,6 +127,7 @@ struct CloudCoreRig {
       auto response = std::make_shared<api::Response>();
       response->id = request->id;
       answer(*request, *response);
+      if (after_answer) after_answer(*request);
       cloudcore->on_message(env, kApiServer, response);
     }
   }
@@ -146,6 +152,15 @@ struct CloudCoreRig {
     const auto& refusal = request.key.kind == api::Kind::pod ? pod_update : lock_update;
     if (request.verb == api::Verb::update && refusal.has_value()) {
       response.status = *refusal;
+      return;
+    }
+    if (request.verb == api::Verb::create && it != store.end()) {
+      response.status = api::Status::already_exists;
+      return;
+    }
+    if (request.verb == api::Verb::update && request.object->resourceVersion != 0 &&
+        it != store.end() && it->second.resourceVersion != request.object->resourceVersion) {
+      response.status = api::Status::conflict;  // a stale resourceVersion precondition
       return;
     }
     api::Object object = *request.object;
@@ -174,12 +189,14 @@ struct CloudCoreRig {
   std::vector<std::string> requests;
   std::optional<api::Status> pod_update;
   std::optional<api::Status> lock_update;
+  // Runs after each request is answered: another client's write between two of ours.
+  std::function<void(const api::Request&)> after_answer;
 };
 
 }  // namespace
 
 TEST_CASE("v1.5 patches the gate False before campaigning; v1.3 leaves it", "[cloudcore]") {
-  CloudCoreRig v15(HotStandbyMode::v1_5);
+  CloudCoreRig v15(CloudCoreMode::v1_5);
   v15.cloudcore->on_start(v15.env);
   v15.serve();
   REQUIRE(v15.requests.size() >= 3);
@@ -187,7 +204,7 @@ TEST_CASE("v1.5 patches the gate False before campaigning; v1.3 leaves it", "[cl
   CHECK(v15.requests[1] == "update Pod kubeedge/cloudcore-cc-1");
   CHECK(v15.requests[2] == "get Endpoints kubeedge/cloudcorelease");
 
-  CloudCoreRig v13(HotStandbyMode::v1_3);
+  CloudCoreRig v13(CloudCoreMode::v1_3);
   v13.cloudcore->on_start(v13.env);
   v13.serve();
   REQUIRE_FALSE(v13.requests.empty());
@@ -200,7 +217,7 @@ TEST_CASE("v1.5 patches the gate False before campaigning; v1.3 leaves it", "[cl
 }
 
 TEST_CASE("a leader serves edges only after CloudHub's caches sync", "[cloudcore]") {
-  CloudCoreRig rig(HotStandbyMode::v1_5);
+  CloudCoreRig rig(CloudCoreMode::v1_5);
   rig.env.processes["e1/edgecore"] = 9;
   rig.cloudcore->on_start(rig.env);
   rig.serve();
@@ -221,7 +238,7 @@ TEST_CASE("a leader serves edges only after CloudHub's caches sync", "[cloudcore
 }
 
 TEST_CASE("a leader whose True patch fails shuts down", "[cloudcore]") {
-  CloudCoreRig rig(HotStandbyMode::v1_3);
+  CloudCoreRig rig(CloudCoreMode::v1_3);
   rig.pod_update = api::Status::unavailable;
   rig.cloudcore->on_start(rig.env);
   rig.serve();
@@ -231,7 +248,7 @@ TEST_CASE("a leader whose True patch fails shuts down", "[cloudcore]") {
 }
 
 TEST_CASE("v1.5 patches the gate False when it loses the lease, then exits", "[cloudcore]") {
-  for (const HotStandbyMode mode : {HotStandbyMode::v1_3, HotStandbyMode::v1_5}) {
+  for (const CloudCoreMode mode : {CloudCoreMode::v1_3, CloudCoreMode::v1_5}) {
     CloudCoreRig rig(mode);
     rig.cloudcore->on_start(rig.env);
     rig.serve();
@@ -240,7 +257,7 @@ TEST_CASE("v1.5 patches the gate False when it loses the lease, then exits", "[c
     rig.lock_update = api::Status::conflict;
     rig.run_until(rig.env.monotonic_now() + seconds(30));
     REQUIRE(rig.env.exits == std::vector<int>{0});
-    CHECK(rig.gate() == (mode == HotStandbyMode::v1_5 ? "False" : "True"));
+    CHECK(rig.gate() == (mode == CloudCoreMode::v1_5 ? "False" : "True"));
   }
 }
 
@@ -293,7 +310,7 @@ TEST_CASE("the cloudcore section's mistakes name the field and the fix", "[cloud
   doc["controlPlane"] = Json{{"nodes", Json::array({"n1"})}};
   doc["cloudcore"] = Json{{"nodes", Json::array({"n2"})}, {"mode", "v1.4"}};
   CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
-             Catch::Matchers::Contains("$.cloudcore.mode: expected \"v1.3\" or \"v1.5\""));
+             Catch::Matchers::Contains("$.cloudcore.mode: expected \"v1.3\", \"v1.5\" or \"v1.7+\""));
   doc["cloudcore"] = Json{{"nodes", Json::array({"n2"})}, {"edgeNodes", Json::array({"n2"})}};
   CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
              Catch::Matchers::Contains("\"n2\" is also a CloudCore node"));
@@ -435,7 +452,7 @@ TEST_CASE("single-serving reports each dual-serving window with its start, end a
 TEST_CASE("delivery: one message in flight, written 5 times 5s apart and forgotten; an ACK "
           "records its resourceVersion in the node's ObjectSync",
           "[cloudcore]") {
-  CloudCoreRig rig(HotStandbyMode::v1_5, {"e1"});
+  CloudCoreRig rig(CloudCoreMode::v1_5, {"e1"});
   for (const auto& [name, uid, rv] : {std::tuple{"p", "uid-1", 5}, std::tuple{"q", "uid-2", 6}}) {
     api::Object pod;
     pod.key = api::ObjectKey{api::Kind::pod, "default", name};
@@ -485,4 +502,176 @@ TEST_CASE("delivery: one message in flight, written 5 times 5s apart and forgott
   const api::Object& sync = rig.store.at({api::Kind::object_sync, "default", "e1.uid-2"});
   CHECK(sync.object_sync.objectKind == "pod");
   CHECK(sync.object_sync.objectResourceVersion == std::optional<std::uint64_t>{6});
+}
+
+TEST_CASE("tunnel port: reuse the replica's entry, else the lowest free port above 10350",
+          "[cloudcore]") {
+  const TunnelPortPlan first = plan_tunnel_port(std::nullopt, "cc-1");
+  CHECK(first.port == 10351);  // v1.8.0 increments before testing
+  CHECK(first.write == TunnelPortWrite::create);
+  CHECK(format_record(first.record) == "cc-1=10351");
+  const TunnelPortPlan second = plan_tunnel_port(first.record, "cc-2");
+  CHECK(second.port == 10352);
+  CHECK(second.write == TunnelPortWrite::update);
+  CHECK(format_record(second.record) == "cc-1=10351,cc-2=10352");
+  const TunnelPortPlan again = plan_tunnel_port(second.record, "cc-1");
+  CHECK(again.port == 10351);
+  CHECK(again.write == TunnelPortWrite::none);
+  CHECK(parse_record(format_record(second.record)) == second.record);
+  CHECK(parse_record("") == TunnelPortRecord{});
+  CHECK_FALSE(parse_record("cc-1=x").has_value());
+  CHECK_FALSE(parse_record("=10351").has_value());
+  CHECK(negotiate_port({10351, 10353}) == 10352);
+}
+
+TEST_CASE("v1.7+: no election and no gate; the tunnel port first, then every module",
+          "[cloudcore]") {
+  CloudCoreRig rig(CloudCoreMode::v1_7_plus);
+  rig.cloudcore->on_start(rig.env);
+  rig.serve();
+  CHECK(rig.requests.empty());  // asleep for rand.Int31n(10) seconds first
+  rig.run_until(rig.env.monotonic_now() + seconds(10));
+  REQUIRE_FALSE(rig.requests.empty());
+  CHECK(rig.requests[0] == "get ConfigMap kubeedge/tunnelport");
+  CHECK(rig.requests[1] == "create ConfigMap kubeedge/tunnelport");
+  for (const std::string& request : rig.requests) {
+    CHECK(request.find("Pod kubeedge") == std::string::npos);        // no gate patch
+    CHECK(request.find("cloudcorelease") == std::string::npos);      // no election
+  }
+  const auto ports = rig.env.traces_of(cloudcore::trace_kind::kTunnelPort);
+  REQUIRE(ports.size() == 1);
+  CHECK(ports[0].get("port") == "10351");
+  CHECK(ports[0].get("result") == "negotiated");
+  CHECK(rig.cloudcore->serving());
+  CHECK(rig.env.exits.empty());
+}
+
+TEST_CASE("v1.7+: a replica reuses its recorded port; a lost write race panics (exit 2)",
+          "[cloudcore]") {
+  CloudCoreRig rig(CloudCoreMode::v1_7_plus);
+  api::Object record;
+  record.key = api::ObjectKey{api::Kind::config_map, "kubeedge", "tunnelport"};
+  record.annotations[std::string(kTunnelPortAnnotation)] = "cc-1=10352,cc-2=10351";
+  record.resourceVersion = 3;
+  rig.store[record.key] = record;
+  rig.cloudcore->on_start(rig.env);
+  rig.run_until(rig.env.monotonic_now() + seconds(10));
+  CHECK(rig.env.traces_of(cloudcore::trace_kind::kTunnelPort).at(0).get("port") == "10352");
+  CHECK(rig.env.traces_of(cloudcore::trace_kind::kTunnelPort).at(0).get("result") == "reused");
+
+  // Another replica got NotFound too and created the ConfigMap first: AlreadyExists.
+  CloudCoreRig late(CloudCoreMode::v1_7_plus);
+  late.after_answer = [&late, &record](const api::Request& request) {
+    if (request.verb == api::Verb::get && request.key == record.key) late.store[record.key] = record;
+  };
+  late.cloudcore->on_start(late.env);
+  late.run_until(late.env.monotonic_now() + seconds(10));
+  REQUIRE(late.requests.size() == 2);
+  CHECK(late.requests[1] == "create ConfigMap kubeedge/tunnelport");
+  const auto result = late.env.traces_of(cloudcore::trace_kind::kTunnelPort);
+  REQUIRE(result.size() == 1);
+  CHECK(result[0].get("result") == api::to_string(api::Status::already_exists));
+  CHECK(late.env.exits == std::vector<int>{2});  // panic(err)
+  CHECK_FALSE(late.cloudcore->serving());
+}
+
+TEST_CASE("v1.7+: keepalived, single-serving and the lease leader role are refused, naming the "
+          "field and the fix",
+          "[cloudcore]") {
+  Json doc = loader_test::base();
+  doc["controlPlane"] = Json{{"nodes", Json::array({"n1"})}};
+  doc["cloudcore"] = Json{{"nodes", Json::array({"n2", "n3"})}, {"mode", "v1.7+"},
+                          {"loadBalancer", "keepalived"}};
+  CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
+             Catch::Matchers::Contains("$.cloudcore.loadBalancer: \"keepalived\" checks /readyz, "
+                                       "which \"mode\": \"v1.7+\" no longer serves"));
+  doc["cloudcore"].erase("loadBalancer");
+  doc["properties"] = Json::array({"edge-reconnects:60s", "single-serving"});
+  CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
+             Catch::Matchers::Contains("$.properties[1]: \"single-serving\" is hot standby's "
+                                       "property"));
+  doc["properties"] = Json::array({"edge-reconnects:60s"});
+  CHECK(loader_test::load(doc).scenario.has_value());
+  doc["faults"] = Json::array({Json{{"at", "1m"}, {"kind", "crash"},
+                                    {"role", "leader:kubeedge/cloudcorelease"}}});
+  CHECK_THAT(loader_test::all_messages(loader_test::load(doc)),
+             Catch::Matchers::Contains("$.faults[0].role: \"leader:kubeedge/cloudcorelease\" has "
+                                       "no holder in \"mode\": \"v1.7+\" (no election): aim at a "
+                                       "replica instead, e.g. \"process\": \"n2/cloudcore\""));
+  doc.erase("faults");
+  doc["cloudcore"]["mode"] = "v1.5";
+  doc["properties"] = Json::array({"single-serving"});
+  CHECK(loader_test::load(doc).scenario.has_value());
+}
+
+TEST_CASE("SyncController: v1.5 deletes what is gone; v1.7's live GET sends nothing for it",
+          "[cloudcore]") {
+  for (const CloudCoreMode mode : {CloudCoreMode::v1_5, CloudCoreMode::v1_7_plus}) {
+    CloudCoreRig rig(mode, {"e1"});
+    api::Object gone;  // an ObjectSync whose pod was deleted while no CloudCore ran
+    gone.key = api::ObjectKey{api::Kind::pod, "default", "gone"};
+    gone.uid = "uid-9";
+    api::Object sync = make_object_sync("e1", gone);
+    sync.object_sync.objectResourceVersion = 3;
+    rig.store[sync.key] = sync;
+    constexpr ProcessId kEdge = 9;
+    rig.env.processes["e1/edgecore"] = kEdge;
+    rig.cloudcore->on_start(rig.env);
+    rig.run_until(rig.env.monotonic_now() + seconds(11));  // started and serving, either way
+    REQUIRE(rig.cloudcore->serving());
+    auto connect = std::make_shared<EdgeConnect>();
+    connect->node = "e1";
+    rig.cloudcore->on_message(rig.env, kEdge, connect);
+    rig.run_until(rig.env.monotonic_now() + seconds(6));  // a SyncController pass
+    std::set<std::uint64_t> deletes;  // by msg_id: a resend writes the same message again
+    for (const SentMessage& sent : rig.env.sent) {
+      const auto* message = dynamic_cast<const ResourceMessage*>(sent.message.get());
+      if (message != nullptr && message->operation == Operation::delete_) {
+        deletes.insert(message->msg_id);
+      }
+    }
+    INFO(to_string(mode));
+    CHECK(deletes.size() == (mode == CloudCoreMode::v1_5 ? 1U : 0U));
+  }
+}
+
+TEST_CASE("saveSuccessPoint: a Create that loses the race to another replica writes no status",
+          "[cloudcore]") {
+  CloudCoreRig rig(CloudCoreMode::v1_7_plus, {"e1"});
+  api::Object pod;
+  pod.key = api::ObjectKey{api::Kind::pod, "default", "p"};
+  pod.uid = "uid-1";
+  pod.resourceVersion = 5;
+  pod.pod_spec.nodeName = "e1";
+  rig.store[pod.key] = pod;
+  constexpr ProcessId kEdge = 9;
+  rig.env.processes["e1/edgecore"] = kEdge;
+  rig.cloudcore->on_start(rig.env);
+  rig.run_until(rig.env.monotonic_now() + seconds(11));
+  REQUIRE(rig.cloudcore->serving());
+  auto connect = std::make_shared<EdgeConnect>();
+  connect->node = "e1";
+  rig.cloudcore->on_message(rig.env, kEdge, connect);
+  const auto* sent = dynamic_cast<const ResourceMessage*>(rig.env.sent.back().message.get());
+  REQUIRE(sent != nullptr);
+  // Another replica delivered p too, and its Create lands between this one's Get and Create.
+  const api::Object theirs = make_object_sync("e1", pod);
+  rig.after_answer = [&rig, &theirs](const api::Request& request) {
+    if (request.verb == api::Verb::get && request.key == theirs.key) rig.store[theirs.key] = theirs;
+  };
+  auto ack = std::make_shared<ResourceAck>();
+  ack->node = "e1";
+  ack->parent_msg_id = sent->msg_id;
+  const std::size_t before = rig.requests.size();
+  rig.cloudcore->on_message(rig.env, kEdge, ack);
+  rig.serve();
+  const std::vector<std::string> save(rig.requests.begin() + static_cast<std::ptrdiff_t>(before),
+                                      rig.requests.end());
+  CHECK(save == std::vector<std::string>{"get ObjectSync default/e1.uid-1",
+                                         "create ObjectSync default/e1.uid-1"});
+  const auto failed = rig.env.traces_of(cloudcore::trace_kind::kObjectSyncCreateFailed);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].get("result") == api::to_string(api::Status::already_exists));
+  // The status stays as the winner leaves it (here: not yet written).
+  CHECK_FALSE(rig.store.at(theirs.key).object_sync.objectResourceVersion.has_value());
 }
