@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reports/cloudcore_report.hpp"
 #include "reports/failover_report.hpp"
 #include "reports/raft_election_report.hpp"
 #include "reports/upgrade_study.hpp"
@@ -13,6 +14,7 @@ const std::vector<StudyEntry>& studies() {
       {"upgrade-skew", [] { return make_upgrade_skew_study(); }},
       {"failover", [] { return make_failover_study(); }},
       {"raft-election", [] { return make_raft_election_study(); }},
+      {"cloudcore", [] { return make_cloudcore_study(); }},
   };
   return list;
 }
