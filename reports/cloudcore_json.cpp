@@ -32,9 +32,9 @@ Json durations_json(const std::vector<Duration>& samples) {
 
 Json counts_json(const std::vector<std::int64_t>& samples) {
   const CountSummary s = summarize_counts(samples);
-  return {{"mean", s.mean},  {"meanInterval95", {s.mean_low, s.mean_high}},
-          {"p50", s.p50},    {"p90", s.p90},
-          {"max", s.max},    {"total", s.total},
+  return {{"mean", s.mean},    {"meanInterval95", {s.mean_low, s.mean_high}},
+          {"p50", s.p50},      {"p90", s.p90},
+          {"max", s.max},      {"total", s.total},
           {"samples", samples}};
 }
 
@@ -67,9 +67,8 @@ Json cell_json(const CloudCoreCellResult& c) {
 }
 
 std::string percent(const CloudCoreCellResult& c) {
-  return format_probability(c.trials == 0 ? 0.0
-                                          : static_cast<double>(c.dual_serving) /
-                                                static_cast<double>(c.trials));
+  return format_probability(
+      c.trials == 0 ? 0.0 : static_cast<double>(c.dual_serving) / static_cast<double>(c.trials));
 }
 
 const CloudCoreCellResult* find_cell(const CloudCoreResults& r, CloudCoreCell cell) {
@@ -142,14 +141,13 @@ std::vector<std::string> recovery_findings(const CloudCoreResults& r) {
   }
   if (slowest != nullptr) {
     out.push_back("Edges were served again soonest in " + fastest->cell.name() + " (median " +
-                  format_seconds_ms(median(*fastest)) + ") and latest in " +
-                  slowest->cell.name() + " (median " + format_seconds_ms(median(*slowest)) +
-                  ").");
+                  format_seconds_ms(median(*fastest)) + ") and latest in " + slowest->cell.name() +
+                  " (median " + format_seconds_ms(median(*slowest)) + ").");
   }
   out.push_back(unrecovered.empty()
                     ? "Every trial was served again and converged within the horizon."
-                    : "Not recovered within the horizon (of " +
-                          std::to_string(r.options.trials) + " trials): " + unrecovered + ".");
+                    : "Not recovered within the horizon (of " + std::to_string(r.options.trials) +
+                          " trials): " + unrecovered + ".");
   return out;
 }
 

@@ -128,11 +128,13 @@ std::string settings_line(const CloudCoreResults& r) {
   return std::to_string(o.trials) + " trials per cell, seed " + std::to_string(o.seed) +
          "; two CloudCores, one control-plane node, " + std::to_string(o.settings.edges) +
          " edge nodes with two pods each (a ConfigMap and a Secret per pod); lognormal latency "
-         "(median 1ms, p99 10ms); the fault at a uniform instant in [" + secs(Duration{kWarmUp}) +
-         ", " + secs(kWarmUp + kFaultWindow) + "); the cloud updates an object every " +
-         secs(kUpdateEvery) + " until " + secs(kChangesAfterFault) +
+         "(median 1ms, p99 10ms); the fault at a uniform instant in [" +
+         secs(Duration{kWarmUp}) + ", " + secs(kWarmUp + kFaultWindow) +
+         "); the cloud updates an object every " + secs(kUpdateEvery) + " until " +
+         secs(kChangesAfterFault) +
          " after the fault, and deletes a pod, creates one and updates a ConfigMap 3s, 6s and "
-         "9s after it; each trial ends " + secs(o.settings.horizon) + " after the fault.";
+         "9s after it; each trial ends " +
+         secs(o.settings.horizon) + " after the fault.";
 }
 
 const char* const kDefinitions =
@@ -189,27 +191,51 @@ CloudCoreResults summarize_cloudcore(const CloudCoreOptions& options,
 }
 
 Table cloudcore_cell_table(const CloudCoreResults& r) {
-  Table table{{"cell", "fault", "load_balancer", "mode", "trials", "served", "served_p50_ns",
-               "served_p90_ns", "served_max_ns", "not_served", "converged", "converged_p50_ns",
-               "converged_p90_ns", "not_converged", "resent_mean", "duplicated_mean",
-               "dropped_mean", "dual_serving_trials", "dual_serving_ci95_low",
+  Table table{{"cell",
+               "fault",
+               "load_balancer",
+               "mode",
+               "trials",
+               "served",
+               "served_p50_ns",
+               "served_p90_ns",
+               "served_max_ns",
+               "not_served",
+               "converged",
+               "converged_p50_ns",
+               "converged_p90_ns",
+               "not_converged",
+               "resent_mean",
+               "duplicated_mean",
+               "dropped_mean",
+               "dual_serving_trials",
+               "dual_serving_ci95_low",
                "dual_serving_ci95_high"},
               {}};
   for (const CloudCoreCellResult& c : r.cells) {
     const DurationSummary served = summarize_durations(c.served);
     const DurationSummary converged = summarize_durations(c.converged);
     const Interval dual = wilson_interval(c.dual_serving, c.trials);
-    table.rows.push_back(
-        {c.cell.name(), std::string(to_string(c.cell.fault)),
-         std::string(to_string(c.cell.balancer)), std::string(cloudcore::to_string(c.cell.mode)),
-         std::to_string(c.trials), std::to_string(served.count), std::to_string(served.p50.ns),
-         std::to_string(served.p90.ns), std::to_string(served.max.ns),
-         std::to_string(c.not_served), std::to_string(converged.count),
-         std::to_string(converged.p50.ns), std::to_string(converged.p90.ns),
-         std::to_string(c.not_converged), format_fixed(summarize_counts(c.resent).mean, 6),
-         format_fixed(summarize_counts(c.duplicated).mean, 6),
-         format_fixed(summarize_counts(c.dropped).mean, 6), std::to_string(c.dual_serving),
-         format_fixed(dual.low, 6), format_fixed(dual.high, 6)});
+    table.rows.push_back({c.cell.name(),
+                          std::string(to_string(c.cell.fault)),
+                          std::string(to_string(c.cell.balancer)),
+                          std::string(cloudcore::to_string(c.cell.mode)),
+                          std::to_string(c.trials),
+                          std::to_string(served.count),
+                          std::to_string(served.p50.ns),
+                          std::to_string(served.p90.ns),
+                          std::to_string(served.max.ns),
+                          std::to_string(c.not_served),
+                          std::to_string(converged.count),
+                          std::to_string(converged.p50.ns),
+                          std::to_string(converged.p90.ns),
+                          std::to_string(c.not_converged),
+                          format_fixed(summarize_counts(c.resent).mean, 6),
+                          format_fixed(summarize_counts(c.duplicated).mean, 6),
+                          format_fixed(summarize_counts(c.dropped).mean, 6),
+                          std::to_string(c.dual_serving),
+                          format_fixed(dual.low, 6),
+                          format_fixed(dual.high, 6)});
   }
   return table;
 }

@@ -27,8 +27,7 @@ const std::vector<TrialField<CloudCoreTrial>>& cloudcore_fields() {
   using T = CloudCoreTrial;
   using I = std::int64_t;
   static const std::vector<TrialField<T>> fields{
-      {"served", [](const T& t) -> I { return t.served; },
-       [](T& t, I v) { t.served = v != 0; }},
+      {"served", [](const T& t) -> I { return t.served; }, [](T& t, I v) { t.served = v != 0; }},
       {"servedAfterNs", [](const T& t) { return t.served_after.ns; },
        [](T& t, I v) { t.served_after = Duration{v}; }},
       {"converged", [](const T& t) -> I { return t.converged; },
@@ -54,8 +53,8 @@ ComparedCells compared_cells() {
   c.figures = {
       {"servedAgain", "time until every edge is served by the new leader", "", "",
        "/servedSamplesNs", ""},
-      {"converged", "time until every edge store equals the cloud's", "", "",
-       "/convergedSamplesNs", ""},
+      {"converged", "time until every edge store equals the cloud's", "", "", "/convergedSamplesNs",
+       ""},
       {"dualServing", "P(two CloudCores served at once)", "/dualServingTrials", "/trials", "", ""},
       {"notServed", "P(edges not served again within the horizon)", "/notServed", "/trials", "",
        ""},
@@ -143,9 +142,9 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
     options_.trials = j.at("trialsPerCell").get<std::uint64_t>();
     options_.seed = j.at("seed").get<std::uint64_t>();
     std::map<std::string, std::string> flags;
-    for (const auto& [key, flag] : {std::pair{"modes", "--modes"},
-                                    std::pair{"loadBalancers", "--load-balancers"},
-                                    std::pair{"faults", "--faults"}}) {
+    for (const auto& [key, flag] :
+         {std::pair{"modes", "--modes"}, std::pair{"loadBalancers", "--load-balancers"},
+          std::pair{"faults", "--faults"}}) {
       flags[flag] = joined(j.at(key).get<std::vector<std::string>>());
     }
     std::string error;
@@ -233,8 +232,7 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
                      kCloudLoadBalancers, error);
     if (!balancers) return false;
     const auto faults = unique_names(
-        "--faults",
-        flag_or(flags, "--faults", "crash,crash-restart,apiserver-partition,node-down"),
+        "--faults", flag_or(flags, "--faults", "crash,crash-restart,apiserver-partition,node-down"),
         kCloudCoreFaults, error);
     if (!faults) return false;
     options_.modes = *modes;
@@ -244,9 +242,9 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
   }
   bool read_durations(const std::map<std::string, std::string>& flags, std::string* error) {
     CloudCoreSettings& s = options_.settings;
-    for (const auto& [flag, fallback, target] :
-         {std::tuple{"--partition", "2m", &s.partition}, std::tuple{"--node-down", "2m", &s.node_down},
-          std::tuple{"--horizon", "5m", &s.horizon}}) {
+    for (const auto& [flag, fallback, target] : {std::tuple{"--partition", "2m", &s.partition},
+                                                 std::tuple{"--node-down", "2m", &s.node_down},
+                                                 std::tuple{"--horizon", "5m", &s.horizon}}) {
       const auto d = positive_duration_flag(flag, flag_or(flags, flag, fallback), error);
       if (!d) return false;
       *target = *d;

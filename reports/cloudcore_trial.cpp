@@ -157,12 +157,22 @@ Scenario with_changes_after(const Scenario& base, TrueTime fault) {
   spec->workload.update_until = at + kChangesAfterFault;
   const std::string& first = spec->edge_nodes.front();
   const std::string& last = spec->edge_nodes.back();
-  EdgeObjectChange remove{at + seconds(3), EdgeChangeOp::delete_, api::Kind::pod,
-                          first + "-pod-1", "", {}, {}};
-  EdgeObjectChange create{at + seconds(6), EdgeChangeOp::create, api::Kind::pod,
-                          last + "-extra", last, {last + "-pod-0-cm-0"}, {}};
-  EdgeObjectChange update{at + seconds(9), EdgeChangeOp::update, api::Kind::config_map,
-                          last + "-pod-0-cm-0", "", {}, {}};
+  EdgeObjectChange remove{
+      at + seconds(3), EdgeChangeOp::delete_, api::Kind::pod, first + "-pod-1", "", {}, {}};
+  EdgeObjectChange create{at + seconds(6),
+                          EdgeChangeOp::create,
+                          api::Kind::pod,
+                          last + "-extra",
+                          last,
+                          {last + "-pod-0-cm-0"},
+                          {}};
+  EdgeObjectChange update{at + seconds(9),
+                          EdgeChangeOp::update,
+                          api::Kind::config_map,
+                          last + "-pod-0-cm-0",
+                          "",
+                          {},
+                          {}};
   spec->object_changes = {remove, create, update};
   return scenario;
 }
@@ -238,8 +248,8 @@ Scenario cloudcore_study_scenario(const CloudCoreCell& cell, const CloudCoreSett
 CloudCoreTrial run_cloudcore_trial(const Scenario& base, const CloudCoreCell& cell,
                                    const CloudCoreSettings& settings, std::uint64_t seed) {
   Rng rng = Rng(seed).fork("cloudcore-fault-time");
-  const TrueTime at = TrueTime{kWarmUp.ns} +
-                      Duration{static_cast<std::int64_t>(rng.below(kFaultWindow.ns))};
+  const TrueTime at =
+      TrueTime{kWarmUp.ns} + Duration{static_cast<std::int64_t>(rng.below(kFaultWindow.ns))};
   const Scenario scenario = with_changes_after(base, at);
   auto world = build_world(scenario, seed);
   FailoverWatch watch(static_cast<std::size_t>(settings.edges));

@@ -58,10 +58,10 @@ struct CloudCoreCell {
 };
 
 struct CloudCoreSettings {
-  int edges = 3;                      // edge nodes, each with two pods (a ConfigMap, a Secret each)
-  Duration partition = minutes(2);    // apiserver-partition: how long the leader is cut off
-  Duration node_down = minutes(2);    // node-down: how long the leader's node is off
-  Duration horizon = minutes(5);      // a trial ends this long after the fault
+  int edges = 3;                    // edge nodes, each with two pods (a ConfigMap, a Secret each)
+  Duration partition = minutes(2);  // apiserver-partition: how long the leader is cut off
+  Duration node_down = minutes(2);  // node-down: how long the leader's node is off
+  Duration horizon = minutes(5);    // a trial ends this long after the fault
 };
 
 // The warm-up (the first election and the edges' first connections take about 5s), the
@@ -74,14 +74,14 @@ inline constexpr Duration kChangesAfterFault = seconds(20);
 inline constexpr Duration kUpdateEvery = seconds(5);
 
 struct CloudCoreTrial {
-  bool served = false;       // every edge connected to the new leader within the horizon
-  Duration served_after{};   // from the fault, if served
-  bool converged = false;    // every edge store equal to the cloud's wants at the horizon
-  Duration converged_after{};  // from the fault until the last difference ended, if converged
-  std::int64_t resent = 0;      // CloudHub writes again (no ACK within 5s), after the fault
-  std::int64_t duplicated = 0;  // MetaManager applied a version it already held, after the fault
-  std::int64_t dropped = 0;     // messages given up after their last write, after the fault
-  bool dual_serving = false;    // single-serving violated after the fault
+  bool served = false;           // every edge connected to the new leader within the horizon
+  Duration served_after{};       // from the fault, if served
+  bool converged = false;        // every edge store equal to the cloud's wants at the horizon
+  Duration converged_after{};    // from the fault until the last difference ended, if converged
+  std::int64_t resent = 0;       // CloudHub writes again (no ACK within 5s), after the fault
+  std::int64_t duplicated = 0;   // MetaManager applied a version it already held, after the fault
+  std::int64_t dropped = 0;      // messages given up after their last write, after the fault
+  bool dual_serving = false;     // single-serving violated after the fault
   Duration dual_serving_time{};  // the time two CloudCores served at once, after the fault
 };
 
