@@ -63,6 +63,7 @@ Json cell_json(const CloudCoreCellResult& c) {
           {"dualServingTrials", c.dual_serving},
           {"dualServingInterval95", probability_json(c.dual_serving, c.trials)},
           {"dualServingTime", durations_json(c.dual_serving_time)},
+          {"dualServingBeforeTrials", c.dual_serving_before},
           {"dualServingTimeSamplesNs", samples_json(c.dual_serving_time)}};
 }
 
@@ -151,12 +152,63 @@ std::vector<std::string> recovery_findings(const CloudCoreResults& r) {
   return out;
 }
 
+// Dual serving already open at the fault, per load balancer and mode (over all faults): the
+// start-up race of the lock.
+std::vector<std::string> start_up_findings(const CloudCoreResults& r) {
+  std::vector<std::string> out;
+  for (CloudLoadBalancer balancer : r.options.balancers) {
+    for (cloudcore::HotStandbyMode mode : r.options.modes) {
+      std::uint64_t before = 0, trials = 0;
+      for (const CloudCoreCellResult& c : r.cells) {
+        if (c.cell.mode != mode || c.cell.balancer != balancer) continue;
+        before += c.dual_serving_before;
+        trials += c.trials;
+      }
+      if (before == 0) continue;
+      out.push_back(
+          "Before any fault, " + std::to_string(before) + " of " + std::to_string(trials) + " " +
+          std::string(to_string(balancer)) + "/" + std::string(cloudcore::to_string(mode)) +
+          " trials (" +
+          format_probability(static_cast<double>(before) / static_cast<double>(trials)) +
+          ") already had two CloudCores serving: both created the fresh endpointsleases lock at "
+          "once, the one that believed it led lost it after RenewDeadline and restarted with its "
+          "gate True (not counted as the fault's dual serving).");
+    }
+  }
+  return out;
+}
+
+// Totals of the delivery's resends and duplicates after the fault, and the cell with most.
+std::string delivery_finding(const CloudCoreResults& r) {
+  std::int64_t resent = 0, duplicated = 0;
+  const CloudCoreCellResult* most = nullptr;
+  std::int64_t most_duplicated = -1;
+  for (const CloudCoreCellResult& c : r.cells) {
+    const CountSummary d = summarize_counts(c.duplicated);
+    resent += summarize_counts(c.resent).total;
+    duplicated += d.total;
+    if (d.total > most_duplicated) {
+      most = &c;
+      most_duplicated = d.total;
+    }
+  }
+  std::string out = "After the faults CloudHub resent " + std::to_string(resent) +
+                    " messages in all cells together, and the edges received " +
+                    std::to_string(duplicated) + " versions they already held";
+  if (duplicated > 0 && most != nullptr) {
+    out += " (most in " + most->cell.name() + ": " + std::to_string(most_duplicated) + ")";
+  }
+  return out + ": at-least-once delivery re-sends what no ObjectSync recorded as acknowledged.";
+}
+
 }  // namespace
 
 std::vector<std::string> cloudcore_findings(const CloudCoreResults& r) {
   std::vector<std::string> out = dual_serving_findings(r);
   for (std::string& s : mode_findings(r)) out.push_back(std::move(s));
+  for (std::string& s : start_up_findings(r)) out.push_back(std::move(s));
   for (std::string& s : recovery_findings(r)) out.push_back(std::move(s));
+  out.push_back(delivery_finding(r));
   HASIM_ASSERT(!out.empty());
   return out;
 }

@@ -39,6 +39,7 @@ struct CloudCoreCellResult {
   std::uint64_t not_served = 0;
   std::uint64_t not_converged = 0;
   std::uint64_t dual_serving = 0;
+  std::uint64_t dual_serving_before = 0;                  // a window already open before the fault
   std::vector<Duration> dual_serving_time;                // of the dual-serving trials
   std::vector<std::int64_t> resent, duplicated, dropped;  // every trial
 };

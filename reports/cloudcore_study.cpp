@@ -41,6 +41,8 @@ const std::vector<TrialField<CloudCoreTrial>>& cloudcore_fields() {
        [](T& t, I v) { t.dual_serving = v != 0; }},
       {"dualServingNs", [](const T& t) { return t.dual_serving_time.ns; },
        [](T& t, I v) { t.dual_serving_time = Duration{v}; }},
+      {"dualServingBefore", [](const T& t) -> I { return t.dual_serving_before; },
+       [](T& t, I v) { t.dual_serving_before = v != 0; }},
   };
   return fields;
 }

@@ -81,15 +81,21 @@ struct CloudCoreTrial {
   std::int64_t resent = 0;       // CloudHub writes again (no ACK within 5s), after the fault
   std::int64_t duplicated = 0;   // MetaManager applied a version it already held, after the fault
   std::int64_t dropped = 0;      // messages given up after their last write, after the fault
-  bool dual_serving = false;     // single-serving violated after the fault
-  Duration dual_serving_time{};  // the time two CloudCores served at once, after the fault
+  bool dual_serving = false;     // a dual-serving window (single-serving) opened after the fault
+  Duration dual_serving_time{};  // the time covered by those windows
+  // A window opened before the fault: client-go's MultiLock can let two CloudCores create
+  // the Endpoints and the Lease of a fresh lock at once; the one that believed it led loses
+  // after RenewDeadline and, in v1.3, restarts with its gate True (kubeedge#2156 at start-up).
+  bool dual_serving_before = false;
 };
 
 // The world a cell's trials run (loaded through the scenario loader, so it is exactly what a
 // scenario file with these values would be). A trial changes only the workload's timing.
 Scenario cloudcore_study_scenario(const CloudCoreCell& cell, const CloudCoreSettings& settings);
 
+// `watcher` (tests, debugging) also sees the trial's trace.
 CloudCoreTrial run_cloudcore_trial(const Scenario& scenario, const CloudCoreCell& cell,
-                                   const CloudCoreSettings& settings, std::uint64_t seed);
+                                   const CloudCoreSettings& settings, std::uint64_t seed,
+                                   TraceObserver* watcher = nullptr);
 
 }  // namespace hasim

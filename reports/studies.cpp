@@ -45,13 +45,14 @@ std::string study_list_text() {
   return out;
 }
 
-std::string study_owning_flag(std::string_view flag) {
+std::vector<std::string> studies_owning_flag(std::string_view flag) {
+  std::vector<std::string> owners;
   for (const StudyEntry& entry : studies()) {
     for (const StudyFlag& f : entry.make()->info().flags) {
-      if (f.name == flag) return entry.name;
+      if (f.name == flag) owners.push_back(entry.name);
     }
   }
-  return "";
+  return owners;
 }
 
 }  // namespace hasim
