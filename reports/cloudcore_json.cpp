@@ -171,8 +171,9 @@ std::vector<std::string> start_up_findings(const CloudCoreResults& r) {
           " trials (" +
           format_probability(static_cast<double>(before) / static_cast<double>(trials)) +
           ") already had two CloudCores serving: both created the fresh endpointsleases lock at "
-          "once, the one that believed it led lost it after RenewDeadline and restarted with its "
-          "gate True (not counted as the fault's dual serving).");
+          "once, and client-go's MultiLock.Create ignores AlreadyExists on the Endpoints, so the "
+          "one that created only the Lease believed it led, lost the lock after RenewDeadline "
+          "and restarted with its gate True (not counted as the fault's dual serving).");
     }
   }
   return out;

@@ -71,6 +71,7 @@ class FailoverWatch final : public TraceObserver {
     armed_ = true;
     old_identity_ = std::move(old_identity);
   }
+  bool armed() const { return armed_; }
   std::optional<TrueTime> served() const { return served_; }
   std::int64_t resent() const { return resent_; }
   std::int64_t duplicated() const { return duplicated_; }
@@ -270,12 +271,17 @@ CloudCoreTrial run_cloudcore_trial(const Scenario& base, const CloudCoreCell& ce
     world->trace().add_observer(o);
   }
   if (watcher != nullptr) world->trace().add_observer(watcher);
-  world->run_until(at);
-  const auto leader = watch.leader();
-  HASIM_ASSERT(leader.has_value());  // one leader after a quiet warm-up
-  watch.arm(leader->identity);
-  apply_fault(*world, cell.fault, *world->find_process(leader->process), settings);
+  // Scheduled rather than applied after run_until(at): the world's clock stops at its last
+  // event before `at`, and the fault must land at `at` itself.
+  World* w = world.get();
+  world->at(at, [w, &watch, &cell, &settings] {
+    const auto leader = watch.leader();
+    HASIM_ASSERT(leader.has_value());  // one leader after a quiet warm-up
+    watch.arm(leader->identity);
+    apply_fault(*w, cell.fault, *w->find_process(leader->process), settings);
+  });
   world->run_until(at + settings.horizon);
+  HASIM_ASSERT(watch.armed());
   single.finish(world->now());
   converges.finish(world->now());
   CloudCoreTrial trial;
