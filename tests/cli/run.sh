@@ -95,7 +95,7 @@ for f in cloudcore.json cloudcore.md cloudcore.html cloudcore.cells.csv cloudcor
     echo "FAIL: cloudcore $f the same at --jobs 1 and 2"; failures=$((failures + 1)); fi
 done
 expect "cloudcore refuses an unknown mode" 2 '--modes "v1.7\+": unknown value "v1.7\+"; give a comma-separated list of v1.3,v1.5' -- "$hasim" report cloudcore --modes v1.7+ --out "$tmp/bad"
-expect "cloudcore refuses a short horizon" 2 "--horizon 2m must be at least 1m longer than --partition" -- "$hasim" report cloudcore --horizon 2m --out "$tmp/bad"
+expect "cloudcore refuses a short horizon" 2 "--horizon 2m0s must be at least 1m longer than --partition" -- "$hasim" report cloudcore --horizon 2m --out "$tmp/bad"
 expect "cloudcore flag on failover" 2 "--load-balancers applies to .hasim report cloudcore. only" -- "$hasim" report failover --load-balancers service --out "$tmp/bad"
 
 # The upgrade-skew report: small runs (one mode, 3 nodes), shards merged byte-identical to a
