@@ -87,6 +87,7 @@ struct CloudCoreTrial {
   // the Endpoints and the Lease of a fresh lock at once; the one that believed it led loses
   // after RenewDeadline and, in v1.3, restarts with its gate True (kubeedge#2156 at start-up).
   bool dual_serving_before = false;
+  bool operator==(const CloudCoreTrial&) const = default;
 };
 
 // The world a cell's trials run (loaded through the scenario loader, so it is exactly what a
