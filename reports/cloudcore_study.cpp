@@ -19,7 +19,7 @@ namespace {
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-// The default --trials: 16 cells x 100 trials take about 25 s on two busy cores, 17 s of CPU
+// The default --trials: 16 cells x 100 trials take 17-26 s on two shared cores, 16 s of CPU
 // (README): well under a minute, with intervals of about +-10 points on a probability.
 constexpr std::uint64_t kDefaultTrials = 100;
 constexpr int kMaxEdges = 100;
@@ -116,7 +116,7 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
         "KubeEdge CloudCore hot standby: time until edges are served and converged after the "
         "leader fails, resends, dual serving; readiness gate vs keepalived, v1.3 vs v1.5",
         kDefaultTrials,
-        "cell; the default 16 cells x 100 trials take about 25 s on 2 cores (17 s of CPU)",
+        "cell; the default 16 cells x 100 trials take 17-26 s on 2 cores (16 s of CPU)",
         {{"--modes", "CloudCore modes (default v1.3,v1.5)"},
          {"--load-balancers", "load balancers (default service,keepalived)"},
          {"--faults",
