@@ -126,10 +126,14 @@ bool report_extras_ok(const CLI::App& report_command, const std::vector<CLI::App
     if (!*sub || sub->remaining().empty()) continue;
     const std::string arg = sub->remaining().front();
     const std::string flag = arg.substr(0, arg.find('='));
-    const std::string owner = study_owning_flag(flag);
-    if (!owner.empty()) {
-      err << "hasim report " << report.study << ": " << flag << " applies to `hasim report "
-          << owner << "` only, not to " << report.study << "; drop it\n";
+    const std::vector<std::string> owners = studies_owning_flag(flag);
+    if (!owners.empty()) {
+      std::string where;
+      for (const std::string& owner : owners) {
+        where += (where.empty() ? "`hasim report " : " or `hasim report ") + owner + "`";
+      }
+      err << "hasim report " << report.study << ": " << flag << " applies to " << where
+          << " only, not to " << report.study << "; drop it\n";
     } else {
       err << "hasim report " << report.study << ": unexpected argument \"" << arg
           << "\"; `hasim report " << report.study << " --help` lists the options\n";

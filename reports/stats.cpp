@@ -60,6 +60,50 @@ DurationSummary summarize_durations(std::vector<Duration> samples) {
   return summary;
 }
 
+DurationInterval median_interval(const std::vector<Duration>& sorted, double z) {
+  HASIM_ASSERT(!sorted.empty() && z > 0);
+  HASIM_ASSERT(std::is_sorted(sorted.begin(), sorted.end()));
+  const double n = static_cast<double>(sorted.size());
+  const double half_width = z * std::sqrt(n) / 2;
+  // 1-based ranks, outward to whole ranks.
+  const double low = std::floor(n / 2 - half_width);
+  const double high = std::ceil(n / 2 + half_width) + 1;
+  const auto rank = [&](double r) {
+    return static_cast<std::size_t>(std::clamp(r, 1.0, n)) - 1;
+  };
+  const DurationInterval interval{sorted[rank(low)], sorted[rank(high)]};
+  HASIM_ASSERT(interval.low <= interval.high);
+  return interval;
+}
+
+CountSummary summarize_counts(std::vector<std::int64_t> samples, double z) {
+  CountSummary s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  HASIM_ASSERT(samples.front() >= 0);
+  s.count = samples.size();
+  const auto at_rank = [&](std::uint64_t numerator, std::uint64_t denominator) {
+    return samples[static_cast<std::size_t>((s.count * numerator + denominator - 1) / denominator) -
+                   1];
+  };
+  s.p50 = at_rank(1, 2);
+  s.p90 = at_rank(9, 10);
+  s.max = samples.back();
+  for (const std::int64_t v : samples) s.total += v;
+  const double n = static_cast<double>(s.count);
+  s.mean = static_cast<double>(s.total) / n;
+  double squares = 0;
+  for (const std::int64_t v : samples) {
+    const double d = static_cast<double>(v) - s.mean;
+    squares += d * d;
+  }
+  const double sd = s.count > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  const double half_width = z * sd / std::sqrt(n);
+  s.mean_low = std::max(0.0, s.mean - half_width);
+  s.mean_high = s.mean + half_width;
+  return s;
+}
+
 std::vector<std::pair<Duration, double>> empirical_cdf(const std::vector<Duration>& sorted) {
   HASIM_ASSERT(std::is_sorted(sorted.begin(), sorted.end()));
   std::vector<std::pair<Duration, double>> points;

@@ -52,6 +52,34 @@ Duration nearest_rank_quantile(const std::vector<Duration>& sorted, std::uint64_
 // samples need not be sorted. No samples: all fields zero.
 DurationSummary summarize_durations(std::vector<Duration> samples);
 
+// A distribution-free 95% interval for the median of ascending samples: the sample values at
+// ranks n/2 -+ z sqrt(n)/2 (the normal approximation to the binomial count of samples below
+// the median; Conover, Practical Nonparametric Statistics, 3.2), widened outward to whole
+// ranks and clipped to [1, n]. It needs no assumption about the distribution's shape, and
+// its ends are observed values. `sorted` ascending and non-empty.
+struct DurationInterval {
+  Duration low{};
+  Duration high{};
+  bool operator==(const DurationInterval&) const = default;
+};
+DurationInterval median_interval(const std::vector<Duration>& sorted, double z = kZ95);
+
+// Counts per trial (messages resent, say): the mean with a 95% normal-approximation interval
+// (mean -+ z s / sqrt(n), s the sample standard deviation; fine for the hundreds of trials a
+// study runs, and never below 0 since counts are not), nearest-rank p50 / p90, max and total.
+// No samples: all zero.
+struct CountSummary {
+  std::uint64_t count = 0;
+  double mean = 0;
+  double mean_low = 0;
+  double mean_high = 0;
+  std::int64_t p50 = 0;
+  std::int64_t p90 = 0;
+  std::int64_t max = 0;
+  std::int64_t total = 0;
+};
+CountSummary summarize_counts(std::vector<std::int64_t> samples, double z = kZ95);
+
 // The empirical CDF of ascending samples as step points: for each distinct value x, in
 // ascending order, (x, fraction of samples <= x). The last point's fraction is exactly 1.
 // No samples: no points.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reports/cloudcore_report.hpp"
 #include "reports/failover_report.hpp"
 #include "reports/raft_election_report.hpp"
 #include "reports/upgrade_study.hpp"
@@ -13,6 +14,7 @@ const std::vector<StudyEntry>& studies() {
       {"upgrade-skew", [] { return make_upgrade_skew_study(); }},
       {"failover", [] { return make_failover_study(); }},
       {"raft-election", [] { return make_raft_election_study(); }},
+      {"cloudcore", [] { return make_cloudcore_study(); }},
   };
   return list;
 }
@@ -43,13 +45,14 @@ std::string study_list_text() {
   return out;
 }
 
-std::string study_owning_flag(std::string_view flag) {
+std::vector<std::string> studies_owning_flag(std::string_view flag) {
+  std::vector<std::string> owners;
   for (const StudyEntry& entry : studies()) {
     for (const StudyFlag& f : entry.make()->info().flags) {
-      if (f.name == flag) return entry.name;
+      if (f.name == flag) owners.push_back(entry.name);
     }
   }
-  return "";
+  return owners;
 }
 
 }  // namespace hasim

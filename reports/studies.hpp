@@ -24,7 +24,8 @@ const StudyEntry* find_study(std::string_view name);
 std::string study_names();
 // One line per study, "  NAME  summary", for `hasim report --list` and `hasim list`.
 std::string study_list_text();
-// The study that declares `flag` (e.g. "--pause" -> "failover"), "" if none does.
-std::string study_owning_flag(std::string_view flag);
+// The studies that declare `flag` (e.g. "--pause" -> {"failover"}; "--modes" -> {"upgrade-skew",
+// "cloudcore"}), in registry order; none for a flag no study declares.
+std::vector<std::string> studies_owning_flag(std::string_view flag);
 
 }  // namespace hasim

@@ -146,6 +146,7 @@ void EdgeConverges::recheck(Id edge, Id object, TrueTime now) {
     if (it == differs_.end()) return;
     by_since_.erase({it->second, key});
     differs_.erase(it);
+    if (differs_.empty()) agreeing_since_ = now;
     return;
   }
   if (it != differs_.end()) return;  // keeps the instant it started to differ

@@ -30,6 +30,12 @@ class EdgeConverges final : public Property {
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
 
+  // For a study's convergence time (reports/cloudcore_trial.cpp): how many (edge node, object)
+  // pairs differ now, and when the last difference ended (meaningful while none differs; the
+  // run's start if none ever did).
+  std::size_t differing() const { return differs_.size(); }
+  TrueTime agreeing_since() const { return agreeing_since_; }
+
  private:
   // Edge nodes and objects ("Pod default/x") by a number: the maps below compare integers.
   using Id = std::uint32_t;
@@ -61,6 +67,7 @@ class EdgeConverges final : public Property {
   std::map<Id, std::set<Id>> held_by_;  // the edges holding a ConfigMap or Secret
   std::map<Key, TrueTime> differs_;     // since when
   std::set<std::pair<TrueTime, Key>> by_since_;
+  TrueTime agreeing_since_{};
 };
 
 }  // namespace hasim

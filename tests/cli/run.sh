@@ -85,6 +85,19 @@ expect "report refuses to overwrite" 2 "use --force" -- "$hasim" report failover
 expect "report checks client-go's rule" 2 "renewDeadline must be greater than retryPeriod\*JitterFactor" -- "$hasim" report failover --renew-deadline 2s --out "$tmp/f2"
 expect "unknown report" 2 "unknown report" -- "$hasim" report nosuch
 
+# The cloudcore report (issue 14 part 8): a small run (one fault, one load balancer, both
+# modes), the same bytes at --jobs 1 and 2, and its flags refused naming the fix.
+cc=(report cloudcore --trials 3 --faults crash-restart --load-balancers service --quiet)
+expect "report cloudcore" 0 "wrote .*cloudcore.html" -- "$hasim" "${cc[@]}" --jobs 1 --out "$tmp/cc1"
+expect "report cloudcore --jobs 2" 0 "wrote .*cloudcore.html" -- "$hasim" "${cc[@]}" --jobs 2 --out "$tmp/cc2"
+for f in cloudcore.json cloudcore.md cloudcore.html cloudcore.cells.csv cloudcore.trials.csv; do
+  if [ -s "$tmp/cc1/$f" ] && cmp -s "$tmp/cc1/$f" "$tmp/cc2/$f"; then echo "ok:   cloudcore $f the same at --jobs 1 and 2"; else
+    echo "FAIL: cloudcore $f the same at --jobs 1 and 2"; failures=$((failures + 1)); fi
+done
+expect "cloudcore refuses an unknown mode" 2 '--modes "v1.7\+": unknown value "v1.7\+"; give a comma-separated list of v1.3,v1.5' -- "$hasim" report cloudcore --modes v1.7+ --out "$tmp/bad"
+expect "cloudcore refuses a short horizon" 2 "--horizon 2m0s must be at least 1m longer than --partition" -- "$hasim" report cloudcore --horizon 2m --out "$tmp/bad"
+expect "cloudcore flag on failover" 2 "--load-balancers applies to .hasim report cloudcore. only" -- "$hasim" report failover --load-balancers service --out "$tmp/bad"
+
 # The upgrade-skew report: small runs (one mode, 3 nodes), shards merged byte-identical to a
 # single run, refusals. These need the real trial model (reports/upgrade_trial.cpp).
 skew=(report upgrade-skew --trials 20 --nodes 3 --modes lease)

@@ -181,3 +181,31 @@ TEST_CASE("probabilities and intervals format as percentages with one decimal", 
   CHECK(format_interval(wilson_interval(25, 100)) == "[17.5%, 34.3%]");
   CHECK(format_interval(wilson_interval(0, 10'000)) == "[0.0%, 0.04%]");
 }
+
+TEST_CASE("median_interval takes the order statistics around the median", "[report][stats]") {
+  std::vector<Duration> sorted;
+  for (std::int64_t i = 1; i <= 100; ++i) sorted.push_back(Duration{i});
+  // n = 100: ranks 50 -+ 1.96 x 10 / 2, outward: 40 and 61 (Conover's table gives 40 and 61).
+  CHECK(median_interval(sorted) == DurationInterval{Duration{40}, Duration{61}});
+  CHECK(median_interval({Duration{7}}) == DurationInterval{Duration{7}, Duration{7}});
+  // Few samples: the whole range.
+  CHECK(median_interval({Duration{1}, Duration{2}, Duration{3}}) ==
+        DurationInterval{Duration{1}, Duration{3}});
+}
+
+TEST_CASE("summarize_counts: mean with a normal interval, nearest-rank quantiles",
+          "[report][stats]") {
+  const CountSummary s = summarize_counts({3, 0, 1, 0});
+  CHECK(s.count == 4);
+  CHECK(s.mean == 1.0);
+  CHECK(s.total == 4);
+  CHECK(s.p50 == 0);
+  CHECK(s.p90 == 3);
+  CHECK(s.max == 3);
+  CHECK(s.mean_low == 0.0);  // 1 - 1.96 sqrt(2) / 2 < 0: clipped
+  CHECK(s.mean_high == Approx(1 + kZ95 * std::sqrt(2.0) / 2));
+  CHECK(summarize_counts({}).count == 0);
+  const CountSummary same = summarize_counts({2, 2, 2});
+  CHECK(same.mean_low == 2.0);
+  CHECK(same.mean_high == 2.0);
+}
