@@ -23,7 +23,7 @@ struct CloudCoreOptions {
   std::vector<CloudCoreFault> faults{std::begin(kCloudCoreFaults), std::end(kCloudCoreFaults)};
   std::vector<CloudLoadBalancer> balancers{std::begin(kCloudLoadBalancers),
                                            std::end(kCloudLoadBalancers)};
-  std::vector<cloudcore::HotStandbyMode> modes{std::begin(kCloudCoreStudyModes),
+  std::vector<cloudcore::CloudCoreMode> modes{std::begin(kCloudCoreStudyModes),
                                                std::end(kCloudCoreStudyModes)};
   std::uint64_t trials = 100;  // per cell
   std::uint64_t seed = 1;

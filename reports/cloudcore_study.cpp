@@ -117,7 +117,7 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
         "leader fails, resends, dual serving; readiness gate vs keepalived, v1.3 vs v1.5",
         kDefaultTrials,
         "cell; the default 16 cells x 100 trials take 17-26 s on 2 cores (16 s of CPU)",
-        {{"--modes", "CloudCore modes (default v1.3,v1.5)"},
+        {{"--modes", "CloudCore modes (default v1.3,v1.5,v1.7+; v1.7+ runs behind the Service only)"},
          {"--load-balancers", "load balancers (default service,keepalived)"},
          {"--faults",
           "faults on the leader (default crash,crash-restart,apiserver-partition,node-down)"},
@@ -193,6 +193,10 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
     if (options_.faults.empty() || options_.balancers.empty() || options_.modes.empty()) {
       return "--faults, --load-balancers and --modes each need at least one value";
     }
+    if (options_.cells().empty()) {
+      return "no cell to run: --modes v1.7+ runs behind the Service only (keepalived's check "
+             "needs /readyz, which v1.7 removed); add service to --load-balancers";
+    }
     return std::nullopt;
   }
 
@@ -227,15 +231,9 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
 
  private:
   bool read_cells(const std::map<std::string, std::string>& flags, std::string* error) {
-    const auto modes = unique_names("--modes", flag_or(flags, "--modes", "v1.3,v1.5"),
+    const auto modes = unique_names("--modes", flag_or(flags, "--modes", "v1.3,v1.5,v1.7+"),
                                     kCloudCoreStudyModes, error);
-    if (!modes) {
-      // Says why, until models/cloudcore has the mode (then it is accepted, never here).
-      if (error->find("\"v1.7") != std::string::npos) {
-        *error += "; active-active (v1.7+) is not in models/cloudcore yet (issue 14 part 5)";
-      }
-      return false;
-    }
+    if (!modes) return false;
     const auto balancers =
         unique_names("--load-balancers", flag_or(flags, "--load-balancers", "service,keepalived"),
                      kCloudLoadBalancers, error);

@@ -71,6 +71,24 @@ class FailoverWatch final : public TraceObserver {
     armed_ = true;
     old_identity_ = std::move(old_identity);
   }
+  // Active-active: the replica holding the most edge sessions (the first by name on a tie).
+  std::optional<std::string> busiest_replica() const {
+    std::map<std::string, int> sessions;
+    for (const auto& [edge, connection] : connections_) ++sessions[connection.cloudcore];
+    std::optional<std::string> best;
+    for (const auto& [process, count] : sessions) {
+      if (!best || count > sessions.at(*best)) best = process;
+    }
+    return best;
+  }
+  // Active-active: from now on count, and wait until no edge is left on a session with
+  // `replica` opened before `since` (at most now).
+  void arm_replica(std::string replica, TrueTime since, TrueTime now) {
+    HASIM_ASSERT(!armed_ && since <= now);
+    armed_ = true;
+    replica_ = Successor{std::move(replica), since};
+    check_served(now);
+  }
   bool armed() const { return armed_; }
   std::optional<TrueTime> served() const { return served_; }
   std::int64_t resent() const { return resent_; }
@@ -99,7 +117,17 @@ class FailoverWatch final : public TraceObserver {
   // Served: every edge holds a connection to the successor made after it started leading
   // (an edge of a powered-off old leader still believes in its dead connection).
   void check_served(TrueTime t) {
-    if (!armed_ || served_ || !successor_ || connections_.size() != edges_) return;
+    if (!armed_ || served_ || connections_.size() != edges_) return;
+    if (replica_) {
+      for (const auto& [edge, connection] : connections_) {
+        if (connection.cloudcore == replica_->process && connection.since < replica_->since) {
+          return;
+        }
+      }
+      served_ = t;
+      return;
+    }
+    if (!successor_) return;
     for (const auto& [edge, connection] : connections_) {
       if (connection.cloudcore != successor_->process || connection.since < successor_->since) {
         return;
@@ -113,6 +141,7 @@ class FailoverWatch final : public TraceObserver {
   bool armed_ = false;
   std::string old_identity_;
   std::optional<Successor> successor_;
+  std::optional<Successor> replica_;  // active-active: the faulted replica, since the fault
   std::optional<TrueTime> served_;
   std::map<std::string, Connection> connections_;  // by edge node
   std::int64_t resent_ = 0, duplicated_ = 0, dropped_ = 0;
@@ -267,14 +296,26 @@ CloudCoreTrial run_cloudcore_trial(const Scenario& base, const CloudCoreCell& ce
   FailoverWatch watch(static_cast<std::size_t>(settings.edges));
   SingleServing single("single-serving");
   EdgeConverges converges("edge-converges:" + format_duration(settings.horizon), settings.horizon);
-  for (TraceObserver* o : std::initializer_list<TraceObserver*>{&watch, &single, &converges}) {
+  for (TraceObserver* o : std::initializer_list<TraceObserver*>{&watch, &converges}) {
     world->trace().add_observer(o);
   }
+  // Dual serving is hot standby's question: every active-active replica serves.
+  if (cloudcore::is_hot_standby(cell.mode)) world->trace().add_observer(&single);
   if (watcher != nullptr) world->trace().add_observer(watcher);
   // Scheduled rather than applied after run_until(at): the world's clock stops at its last
   // event before `at`, and the fault must land at `at` itself.
   World* w = world.get();
   world->at(at, [w, &watch, &cell, &settings] {
+    if (!cloudcore::is_hot_standby(cell.mode)) {
+      const auto replica = watch.busiest_replica();
+      HASIM_ASSERT(replica.has_value());  // every edge attached after the warm-up
+      // Cut off from the apiserver, a replica keeps its sessions and serves them (stale):
+      // they count as served; convergence shows the staleness.
+      const bool keeps_sessions = cell.fault == CloudCoreFault::apiserver_partition;
+      watch.arm_replica(*replica, keeps_sessions ? TrueTime{} : w->now(), w->now());
+      apply_fault(*w, cell.fault, *w->find_process(*replica), settings);
+      return;
+    }
     const auto leader = watch.leader();
     HASIM_ASSERT(leader.has_value());  // one leader after a quiet warm-up
     watch.arm(leader->identity);
@@ -296,8 +337,9 @@ CloudCoreTrial run_cloudcore_trial(const Scenario& base, const CloudCoreCell& ce
   trial.resent = watch.resent();
   trial.duplicated = watch.duplicated();
   trial.dropped = watch.dropped();
-  dual_serving_windows(single, at, trial);
-  HASIM_ASSERT(!trial.served || trial.served_after <= settings.horizon);
+  if (cloudcore::is_hot_standby(cell.mode)) dual_serving_windows(single, at, trial);
+  HASIM_ASSERT(!trial.served || (trial.served_after >= Duration{} &&
+                                  trial.served_after <= settings.horizon));
   return trial;
 }
 

@@ -44,15 +44,18 @@ std::string_view to_string(CloudLoadBalancer balancer);
 inline constexpr CloudLoadBalancer kCloudLoadBalancers[] = {CloudLoadBalancer::service,
                                                             CloudLoadBalancer::keepalived};
 
-// The modes the study can run: every mode models/cloudcore has.
-// v1.7+ (active-active, issue 14 part 5): add its enumerator here once models/cloudcore has it.
-inline constexpr cloudcore::HotStandbyMode kCloudCoreStudyModes[] = {
-    cloudcore::HotStandbyMode::v1_3, cloudcore::HotStandbyMode::v1_5};
+// The modes the study can run: every mode models/cloudcore has. In active-active (v1.7+)
+// no CloudCore leads: the fault hits the replica holding the most edge sessions (the first
+// by name on a tie), only behind the Service (keepalived's check needs /readyz, which v1.7
+// removed), and dual serving does not apply (every replica serves by design).
+inline constexpr cloudcore::CloudCoreMode kCloudCoreStudyModes[] = {
+    cloudcore::CloudCoreMode::v1_3, cloudcore::CloudCoreMode::v1_5,
+    cloudcore::CloudCoreMode::v1_7_plus};
 
 struct CloudCoreCell {
   CloudCoreFault fault = CloudCoreFault::crash;
   CloudLoadBalancer balancer = CloudLoadBalancer::service;
-  cloudcore::HotStandbyMode mode = cloudcore::HotStandbyMode::v1_5;
+  cloudcore::CloudCoreMode mode = cloudcore::CloudCoreMode::v1_5;
   std::string name() const;  // "crash-restart/service/v1.3"
   bool operator==(const CloudCoreCell&) const = default;
 };
@@ -74,7 +77,10 @@ inline constexpr Duration kChangesAfterFault = seconds(20);
 inline constexpr Duration kUpdateEvery = seconds(5);
 
 struct CloudCoreTrial {
-  bool served = false;           // every edge connected to the new leader within the horizon
+  // Hot standby: every edge connected to the new leader within the horizon. Active-active:
+  // every edge connected to a replica, those of the faulted replica by a session opened
+  // after the fault.
+  bool served = false;
   Duration served_after{};       // from the fault, if served
   bool converged = false;        // every edge store equal to the cloud's wants at the horizon
   Duration converged_after{};    // from the fault until the last difference ended, if converged

@@ -94,7 +94,8 @@ for f in cloudcore.json cloudcore.md cloudcore.html cloudcore.cells.csv cloudcor
   if [ -s "$tmp/cc1/$f" ] && cmp -s "$tmp/cc1/$f" "$tmp/cc2/$f"; then echo "ok:   cloudcore $f the same at --jobs 1 and 2"; else
     echo "FAIL: cloudcore $f the same at --jobs 1 and 2"; failures=$((failures + 1)); fi
 done
-expect "cloudcore refuses an unknown mode" 2 '--modes "v1.7\+": unknown value "v1.7\+"; give a comma-separated list of v1.3,v1.5' -- "$hasim" report cloudcore --modes v1.7+ --out "$tmp/bad"
+expect "cloudcore refuses an unknown mode" 2 '--modes "v1.6": unknown value "v1.6"; give a comma-separated list of v1.3,v1.5,v1.7\+' -- "$hasim" report cloudcore --modes v1.6 --out "$tmp/bad"
+expect "cloudcore refuses keepalived in active-active" 2 "behind the Service only" -- "$hasim" report cloudcore --modes v1.7+ --load-balancers keepalived --out "$tmp/bad"
 expect "cloudcore refuses a short horizon" 2 "--horizon 2m0s must be at least 1m longer than --partition" -- "$hasim" report cloudcore --horizon 2m --out "$tmp/bad"
 expect "cloudcore flag on failover" 2 "--load-balancers applies to .hasim report cloudcore. only" -- "$hasim" report failover --load-balancers service --out "$tmp/bad"
 
