@@ -89,7 +89,9 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> fault
        [](const auto& c) { return count_text(c.duplicated); }},
       {"given up per trial: mean [95% CI]", [](const auto& c) { return count_text(c.dropped); }},
       {"dual serving (single-serving violated)",
-       [](const auto& c) { return hot_standby_only(c, probability_text(c.dual_serving, c.trials)); }},
+       [](const auto& c) {
+         return hot_standby_only(c, probability_text(c.dual_serving, c.trials));
+       }},
       {"dual-serving time: median [95% CI]",
        [](const auto& c) { return hot_standby_only(c, median_text(c.dual_serving_time)); }},
       {"dual serving already before the fault",
@@ -160,8 +162,9 @@ const char* const kDefinitions =
     "Served again: from the fault until every edge node holds a connection to the new leader "
     "(the first CloudCore with another identity to start leading after the fault) made after "
     "it started; in active-active, until no edge is left on a session with the faulted replica "
-    "from before the fault (one cut off from the apiserver keeps serving: 0). Converged: from the fault until the last (edge, object) difference between an "
-    "edge store and the cloud's wants ended (edge-converges), for trials where none is left at "
+    "from before the fault (one cut off from the apiserver keeps serving: 0). Converged: from "
+    "the fault until the last (edge, object) difference between an edge store and the cloud's "
+    "wants ended (edge-converges), for trials where none is left at "
     "the horizon. Resent: CloudHub writing a message again for lack of an ACK; duplicates: "
     "MetaManager receiving a version it already holds; given up: a message dropped after its "
     "fifth write (all after the fault). Dual serving: two CloudCores served edge traffic through "
@@ -289,12 +292,15 @@ std::string cloudcore_markdown(const CloudCoreResults& r) {
 
 std::string cloudcore_html(const CloudCoreResults& r) {
   HtmlReport html("hasim: KubeEdge CloudCore failover");
-  html.add_heading(1, "KubeEdge CloudCore failover: readiness gate vs keepalived, by mode");
+  html.add_heading(1,
+                   "KubeEdge CloudCore failover: readiness gate vs keepalived, hot standby vs "
+                   "active-active");
   html.add_paragraph(
       "How long do edge nodes go unserved, and do two CloudCores ever serve at once, when the "
-      "hot-standby leader fails? Each trial runs CloudCore's leader election, its readiness "
-      "gate or keepalived's VIP, EdgeCore's reconnects and the delivery with ObjectSync step by "
-      "step (models/cloudcore), and hits the leader at a random moment.");
+      "hot-standby leader (or, in active-active, the busiest replica) fails? Each trial runs "
+      "CloudCore's leader election, its readiness gate or keepalived's VIP, EdgeCore's "
+      "reconnects and the delivery with ObjectSync step by step (models/cloudcore), and hits "
+      "the leader or replica at a random moment.");
   html.add_paragraph(settings_line(r));
   html.add_heading(2, "Findings");
   for (const std::string& finding : cloudcore_findings(r)) html.add_paragraph(finding);
