@@ -90,11 +90,15 @@ std::string describe_event(const TraceEvent& event) {
   return out;
 }
 
-std::unique_ptr<Property> make_property(std::string_view spec) {
+PropertySpecParts split_property_spec(std::string_view spec) {
   const std::size_t colon = spec.find(':');
-  const std::string_view name = spec.substr(0, colon);
-  std::optional<Duration> bound;
-  if (colon != std::string_view::npos) bound = parse_duration(spec.substr(colon + 1));
+  PropertySpecParts parts{spec.substr(0, colon), std::nullopt};
+  if (colon != std::string_view::npos) parts.bound = parse_duration(spec.substr(colon + 1));
+  return parts;
+}
+
+std::unique_ptr<Property> make_property(std::string_view spec) {
+  const auto [name, bound] = split_property_spec(spec);
   for (const CheckSystem* system : check_systems()) {
     for (const PropertyDef& p : system->properties) {
       if (p.info.name == name) return p.make(std::string(spec), bound);

@@ -78,4 +78,12 @@ std::string describe_event(const TraceEvent& event);
 // Builds a monitor from a spec already checked by validate_property_spec.
 std::unique_ptr<Property> make_property(std::string_view spec);
 
+// A validated spec's name and its bound, if it has one: "eventually-leader:25s" ->
+// {"eventually-leader", 25s}.
+struct PropertySpecParts {
+  std::string_view name;
+  std::optional<Duration> bound;
+};
+PropertySpecParts split_property_spec(std::string_view spec);
+
 }  // namespace hasim

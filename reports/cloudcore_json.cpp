@@ -118,6 +118,14 @@ std::vector<std::string> mode_findings(const CloudCoreResults& r) {
   return out;
 }
 
+// The nearest-rank median of a cell's times to be served again (some trial was served).
+Duration median_served(const CloudCoreCellResult& c) {
+  HASIM_ASSERT(!c.served.empty());
+  std::vector<Duration> sorted = c.served;
+  std::sort(sorted.begin(), sorted.end());
+  return nearest_rank_quantile(sorted, 1, 2);
+}
+
 // Active-active (v1.7+) against hot standby v1.5, both behind the Service, per fault: the
 // median time until the edges are served again and the share left unconverged.
 std::vector<std::string> active_active_findings(const CloudCoreResults& r) {
@@ -130,10 +138,7 @@ std::vector<std::string> active_active_findings(const CloudCoreResults& r) {
     const CloudCoreCellResult* standby = find_cell(r, standby_cell);
     if (standby == nullptr) continue;
     const auto median = [](const CloudCoreCellResult& c) {
-      if (c.served.empty()) return std::string("never");
-      std::vector<Duration> sorted = c.served;
-      std::sort(sorted.begin(), sorted.end());
-      return format_seconds_ms(nearest_rank_quantile(sorted, 1, 2));
+      return c.served.empty() ? std::string("never") : format_seconds_ms(median_served(c));
     };
     const auto unconverged = [](const CloudCoreCellResult& c) {
       return format_probability(static_cast<double>(c.not_converged) /
@@ -167,11 +172,7 @@ std::vector<std::string> recovery_findings(const CloudCoreResults& r) {
   const CloudCoreCellResult* slowest = nullptr;
   const CloudCoreCellResult* fastest = nullptr;
   std::string unrecovered;
-  const auto median = [](const CloudCoreCellResult& c) {
-    std::vector<Duration> s = c.served;
-    std::sort(s.begin(), s.end());
-    return nearest_rank_quantile(s, 1, 2);
-  };
+  const auto median = median_served;
   for (const CloudCoreCellResult& c : r.cells) {
     if (!c.served.empty()) {
       if (slowest == nullptr || median(c) > median(*slowest)) slowest = &c;

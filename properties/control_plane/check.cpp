@@ -9,6 +9,7 @@
 #include "models/apiserver/messages.hpp"
 #include "properties/eventually_leader.hpp"
 #include "properties/lease_protocol.hpp"
+#include "properties/property.hpp"
 #include "properties/single_leader.hpp"
 #include "scenarios/control_plane/spec.hpp"
 #include "scenarios/fault_text.hpp"
@@ -87,12 +88,11 @@ void narrow(const std::vector<ElectionBounds>& elections, FaultSpace& space) {
 
 // The tightest eventually-leader bound the scenario names, if any.
 std::optional<Duration> eventually_leader_bound(const Scenario& scenario) {
-  constexpr std::string_view kPrefix = "eventually-leader:";
   std::optional<Duration> bound;
   for (const std::string& spec : scenario.properties) {
-    if (spec.rfind(kPrefix, 0) != 0) continue;
-    const std::optional<Duration> b = parse_duration(std::string_view(spec).substr(kPrefix.size()));
-    if (b && (!bound || *b < *bound)) bound = b;
+    const PropertySpecParts parts = split_property_spec(spec);
+    if (parts.name != "eventually-leader" || !parts.bound) continue;
+    if (!bound || *parts.bound < *bound) bound = parts.bound;
   }
   return bound;
 }
