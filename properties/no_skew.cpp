@@ -31,6 +31,10 @@ std::string version_clause(const Actor& actor) {
 
 }  // namespace
 
+bool NoSkew::wants(std::string_view kind) const {
+  return kind == election::trace_kind::kCleElect || ActingLeaders::wants(kind);
+}
+
 void NoSkew::on_event(const TraceEvent& event) {
   HASIM_ASSERT(event.t >= last_seen_);
   last_seen_ = event.t;

@@ -36,8 +36,8 @@ namespace hasim {
 
 class NoSkew final : public Property {
  public:
-  // Versions and leaders only.
-  bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
+  // Versions and leaders only: what on_event reads.
+  bool wants(std::string_view kind) const override;
   // One serving kube-apiserver an interval's leader was newer than.
   struct OlderApiserver {
     std::string process;  // "node/kube-apiserver"

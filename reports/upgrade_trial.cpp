@@ -80,8 +80,11 @@ class UpgradeCounters final : public TraceObserver {
  public:
   // Counts during [from, to]: the upgrade, from its first stop to its last start.
   UpgradeCounters(TrueTime from, TrueTime to) : from_(from), to_(to) {}
-  // Writes and leaders only.
-  bool wants(std::string_view kind) const override { return kind != trace_kind::kRecv; }
+  // Writes, leaders and the upgrade's end only: what on_event reads.
+  bool wants(std::string_view kind) const override {
+    return kind == api::trace_kind::kWrite || kind == cluster::trace_kind::kUpgradeDone ||
+           kind == cluster::trace_kind::kUpgradeFailed || ActingLeaders::wants(kind);
+  }
   void on_event(const TraceEvent& event) override {
     // kubeadm and replace: the window closes where the upgrade ends.
     if (event.kind == cluster::trace_kind::kUpgradeDone ||

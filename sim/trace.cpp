@@ -28,6 +28,30 @@ std::int64_t TraceEvent::int_field(std::string_view key, std::int64_t fallback) 
   return number == nullptr ? fallback : *number;
 }
 
+StoredTraceEvent::StoredTraceEvent(TrueTime at, std::string_view on_node,
+                                   std::string_view of_proc, std::string_view of_kind,
+                                   std::vector<TraceField> stored)
+    : TraceEvent{at, on_node, of_proc, of_kind, {}}, storage_(std::move(stored)) {
+  this->fields = storage_;
+}
+
+StoredTraceEvent::StoredTraceEvent(const TraceEvent& event)
+    : TraceEvent{event.t, event.node, event.proc, event.kind, {}},
+      storage_(event.fields.begin(), event.fields.end()) {
+  fields = storage_;
+}
+
+StoredTraceEvent::StoredTraceEvent(const StoredTraceEvent& other)
+    : StoredTraceEvent(static_cast<const TraceEvent&>(other)) {}
+
+StoredTraceEvent& StoredTraceEvent::operator=(const StoredTraceEvent& other) {
+  if (this == &other) return *this;
+  static_cast<TraceEvent&>(*this) = other;
+  storage_ = other.storage_;
+  fields = storage_;
+  return *this;
+}
+
 void TraceHash::add_line(std::string_view line) {
   // FNV-1a over little-endian 64-bit words, then the remaining bytes one at a time: eight
   // times fewer multiplications than byte-wise FNV-1a (hashing is on every event's path),

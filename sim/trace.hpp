@@ -7,6 +7,7 @@
 // clock.
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -29,11 +30,28 @@ struct TraceEvent {
   std::string_view node;  // "" for world-level events
   std::string_view proc;  // "" for node- or world-level events
   std::string_view kind;  // a string literal, e.g. "suspect", "crash"
-  std::vector<TraceField> fields;
+  // The emitter's fields, borrowed for the duration of TraceWriter::record (a model's
+  // initializer list lives until the end of its trace call): building an event copies no
+  // field. An observer that keeps an event past on_event keeps a StoredTraceEvent.
+  std::span<const TraceField> fields;
 
   const TraceValue* find(std::string_view key) const;
   std::string_view string_field(std::string_view key) const;  // "" if absent or not a string
   std::int64_t int_field(std::string_view key, std::int64_t fallback = 0) const;
+};
+
+// An event that owns its fields (tests and tools that keep events after on_event). Copies
+// point their fields at their own storage.
+struct StoredTraceEvent : TraceEvent {
+  StoredTraceEvent(TrueTime at, std::string_view on_node, std::string_view of_proc,
+                   std::string_view of_kind, std::vector<TraceField> stored);
+  explicit StoredTraceEvent(const TraceEvent& event);
+  StoredTraceEvent(const StoredTraceEvent& other);
+  StoredTraceEvent& operator=(const StoredTraceEvent& other);
+  ~StoredTraceEvent() = default;
+
+ private:
+  std::vector<TraceField> storage_;
 };
 
 class TraceObserver {

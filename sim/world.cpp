@@ -419,12 +419,13 @@ void World::drop(const Flight& flight, std::string_view reason) {
 void World::trace_process(ProcessId process, std::string_view kind,
                           std::initializer_list<TraceField> fields) {
   const ProcessSlot& slot = processes_[process];
-  trace_.record(TraceEvent{now(), nodes_[slot.node].name, slot.name, kind, fields});
+  trace_.record(TraceEvent{now(), nodes_[slot.node].name, slot.name, kind,
+                           std::span<const TraceField>(fields.begin(), fields.size())});
 }
 
 void World::trace_world(std::string_view kind, std::string_view node,
                         std::vector<TraceField> fields) {
-  trace_.record(TraceEvent{now(), node, {}, kind, std::move(fields)});
+  trace_.record(TraceEvent{now(), node, {}, kind, fields});
 }
 
 }  // namespace hasim

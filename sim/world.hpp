@@ -17,6 +17,7 @@
 
 #include "sim/clock.hpp"
 #include "sim/disk.hpp"
+#include "sim/id_table.hpp"
 #include "sim/env.hpp"
 #include "sim/network.hpp"
 #include "sim/scheduler.hpp"
@@ -177,7 +178,7 @@ class World {
     std::unique_ptr<ProcessEnv> env;
     ProcessState state = ProcessState::stopped;
     std::uint64_t incarnation = 0;
-    std::map<TimerId, Timer> timers;
+    IdTable<Timer> timers;
     std::deque<HeldInput> held;
     DurableStore durable;
     std::optional<Rng> rng;

@@ -43,6 +43,12 @@ bool is_notable(const TraceEvent& event) {
   return false;
 }
 
+bool ActingLeaders::wants(std::string_view kind) {
+  return kind == api::trace_kind::kComponentStart || kind == cluster::trace_kind::kActingStart ||
+         kind == cluster::trace_kind::kActingEnd || kind == trace_kind::kCrash ||
+         kind == trace_kind::kExit;
+}
+
 std::vector<ActingChange> ActingLeaders::observe(const TraceEvent& event) {
   std::vector<ActingChange> changes;
   if (event.kind == api::trace_kind::kComponentStart) {

@@ -33,6 +33,10 @@ class ActingLeaders {
  public:
   // Updates the state from one event and says what changed.
   std::vector<ActingChange> observe(const TraceEvent& event);
+  // The kinds observe() reads (component-start, acting-start, acting-end, crash, exit): an
+  // observer built on it asks only for these (TraceObserver::wants), so that a trial that
+  // neither hashes nor writes its trace skips building the rest.
+  static bool wants(std::string_view kind);
   // lease -> acting process -> actor
   const std::map<std::string, std::map<std::string, Actor>>& acting() const { return acting_; }
   // Every lease some component campaigns for, with when it was first seen (component-starts

@@ -319,7 +319,7 @@ TEST_CASE("single-serving reports each dual-serving window with its start, end a
   auto at = [](std::int64_t s) { return TrueTime{s * 1'000'000'000}; };
   auto event = [&](std::int64_t s, std::string_view node, std::string_view proc,
                    std::string_view kind, std::vector<TraceField> fields) {
-    property.on_event(TraceEvent{at(s), node, proc, kind, std::move(fields)});
+    property.on_event(StoredTraceEvent{at(s), node, proc, kind, std::move(fields)});
   };
   event(1, "cc-1", "", cc::kEndpointReady, {{"process", std::string("cc-1/cloudcore")}});
   event(2, "cc-1", "cloudcore", cc::kSessionOpen, {{"edge", std::string("e1")}});

@@ -35,7 +35,7 @@ TEST_CASE("tunnel-routes: a Node naming the replica an edge left fails after the
     TunnelRoutes property("tunnel-routes:15s", seconds(15));
     auto event = [&](std::int64_t s, std::string_view node, std::string_view kind,
                      std::vector<TraceField> fields) {
-      property.on_event(TraceEvent{at(s), node, "cloudcore", kind, std::move(fields)});
+      property.on_event(StoredTraceEvent{at(s), node, "cloudcore", kind, std::move(fields)});
     };
     event(1, "cc-1", cc::kTunnelPort, {{"port", std::int64_t{10351}}});
     event(2, "cc-2", cc::kTunnelPort, {{"port", std::int64_t{10352}}});
@@ -62,7 +62,7 @@ TEST_CASE("tunnel-routes: a Node naming the replica an edge left fails after the
 TEST_CASE("no-duplicate-delivery counts duplicates and names both senders", "[cloudcore]") {
   NoDuplicateDelivery property("no-duplicate-delivery");
   auto edge = [&](std::int64_t s, std::string_view kind, std::vector<TraceField> fields) {
-    property.on_event(TraceEvent{at(s), "e1", "edgecore", kind, std::move(fields)});
+    property.on_event(StoredTraceEvent{at(s), "e1", "edgecore", kind, std::move(fields)});
   };
   auto apply = [&](std::int64_t s, std::int64_t rv, std::string result) {
     edge(s, cc::kEdgeStoreApply, {{"object", std::string("Pod default/p")},

@@ -226,7 +226,7 @@ TEST_CASE("edge-converges: a stale overwrite at once; a lagging edge after the b
   namespace cc = cloudcore::trace_kind;
   const auto at = [](std::int64_t s) { return TrueTime{s * 1'000'000'000}; };
   const auto workload = [&](EdgeConverges& p, std::int64_t s, std::string op, std::int64_t rv) {
-    p.on_event(TraceEvent{at(s), "e1", "", cc::kWorkload,
+    p.on_event(StoredTraceEvent{at(s), "e1", "", cc::kWorkload,
                           {{"op", std::move(op)},
                            {"object", std::string("Pod default/p")},
                            {"rv", rv},
@@ -235,7 +235,7 @@ TEST_CASE("edge-converges: a stale overwrite at once; a lagging edge after the b
   };
   const auto apply = [&](EdgeConverges& p, std::int64_t s, std::string object, std::int64_t rv,
                          std::string result) {
-    p.on_event(TraceEvent{at(s), "e1", "edgecore", cc::kEdgeStoreApply,
+    p.on_event(StoredTraceEvent{at(s), "e1", "edgecore", cc::kEdgeStoreApply,
                           {{"object", std::move(object)},
                            {"operation", std::string("update")},
                            {"rv", rv},
@@ -259,8 +259,8 @@ TEST_CASE("edge-converges: a stale overwrite at once; a lagging edge after the b
     workload(late, 1, "create", 7);
     apply(late, 2, "Pod default/p", 7, "store");
     workload(late, 10, "delete", 7);
-    late.on_event(TraceEvent{at(15), "", "", hasim::trace_kind::kPartition, {}});
-    late.on_event(TraceEvent{at(25), "", "", hasim::trace_kind::kHeal,
+    late.on_event(StoredTraceEvent{at(15), "", "", hasim::trace_kind::kPartition, {}});
+    late.on_event(StoredTraceEvent{at(25), "", "", hasim::trace_kind::kHeal,
                              {{"cut", std::string("all")}}});
     apply(late, 50, "Pod default/p", 7, "remove");
     CHECK_FALSE(late.violation().has_value());  // 25s after the heal: within 30s

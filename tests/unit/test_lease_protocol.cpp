@@ -13,6 +13,7 @@
 
 using Catch::Matchers::Contains;
 using hasim::LeaseProtocol;
+using hasim::StoredTraceEvent;
 using hasim::TraceEvent;
 using hasim::TraceField;
 using hasim::TrueTime;
@@ -75,7 +76,7 @@ class Trace {
           {"ping", hasim::api::kNilTime}});
   }
   void clock_rate(std::string_view node, std::int64_t ppb) {
-    events_.push_back(TraceEvent{at(0), node, "", "clock-rate", {{"rate_ppb", ppb}}});
+    events_.push_back(StoredTraceEvent{at(0), node, "", "clock-rate", {{"rate_ppb", ppb}}});
     monitor.on_event(events_.back());
   }
   void coordinated(const std::string& identity) {
@@ -94,10 +95,10 @@ class Trace {
 
  private:
   void feed(double t, std::string_view kind, std::vector<TraceField> fields) {
-    events_.push_back(TraceEvent{at(t), "cp-9", "kube-apiserver", kind, std::move(fields)});
+    events_.push_back(StoredTraceEvent{at(t), "cp-9", "kube-apiserver", kind, std::move(fields)});
     monitor.on_event(events_.back());
   }
-  std::vector<TraceEvent> events_;
+  std::vector<StoredTraceEvent> events_;
 };
 
 }  // namespace

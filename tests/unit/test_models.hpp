@@ -62,15 +62,15 @@ inline std::function<void(Env&)> nothing() {
 // Collects trace events of one kind (true times and fields) for assertions.
 class Collector final : public TraceObserver {
  public:
-  void on_event(const TraceEvent& event) override { events.push_back(event); }
-  std::vector<TraceEvent> of_kind(std::string_view kind) const {
-    std::vector<TraceEvent> out;
-    for (const TraceEvent& e : events) {
+  void on_event(const TraceEvent& event) override { events.emplace_back(event); }
+  std::vector<StoredTraceEvent> of_kind(std::string_view kind) const {
+    std::vector<StoredTraceEvent> out;
+    for (const StoredTraceEvent& e : events) {
       if (e.kind == kind) out.push_back(e);
     }
     return out;
   }
-  std::vector<TraceEvent> events;
+  std::vector<StoredTraceEvent> events;
 };
 
 inline std::vector<NodeSetup> plain_nodes(std::size_t count) {

@@ -11,6 +11,7 @@
 
 using Catch::Matchers::Contains;
 using hasim::NoSkew;
+using hasim::StoredTraceEvent;
 using hasim::TraceEvent;
 using hasim::TraceField;
 using hasim::TrueTime;
@@ -74,7 +75,7 @@ class Trace {
   }
   void feed(std::int64_t t, std::string_view node, std::string_view proc, std::string_view kind,
             std::vector<TraceField> fields) {
-    skew.on_event(TraceEvent{at(t), node, proc, kind, std::move(fields)});
+    skew.on_event(StoredTraceEvent{at(t), node, proc, kind, std::move(fields)});
   }
 };
 
@@ -290,7 +291,7 @@ TEST_CASE("overlapping violations of two components count once in the total", "[
 TEST_CASE("only kube-controller-manager and kube-scheduler leaders are judged", "[no-skew]") {
   Trace trace;
   trace.apiserver_start(0, "cp-1", "1.31.0");
-  trace.skew.on_event(TraceEvent{at(5),
+  trace.skew.on_event(StoredTraceEvent{at(5),
                                  "cp-2",
                                  "kube-apiserver",
                                  "acting-start",

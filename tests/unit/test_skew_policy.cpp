@@ -10,6 +10,7 @@
 
 using Catch::Matchers::Contains;
 using hasim::SkewPolicy;
+using hasim::StoredTraceEvent;
 using hasim::TraceEvent;
 using hasim::TraceField;
 using hasim::TrueTime;
@@ -39,7 +40,7 @@ class Trace {
     feed(t, node, proc, std::move(fields));
   }
   void stop(std::int64_t t, std::string_view node, std::string_view proc, bool crash) {
-    policy.on_event(TraceEvent{at(t), node, proc, crash ? "crash" : "exit", {}});
+    policy.on_event(StoredTraceEvent{at(t), node, proc, crash ? "crash" : "exit", {}});
   }
   std::string violation() const {
     return policy.violation() ? policy.violation()->detail : std::string();
@@ -50,7 +51,7 @@ class Trace {
  private:
   void feed(std::int64_t t, std::string_view node, std::string_view proc,
             std::vector<TraceField> fields) {
-    policy.on_event(TraceEvent{at(t), node, proc, "component-start", std::move(fields)});
+    policy.on_event(StoredTraceEvent{at(t), node, proc, "component-start", std::move(fields)});
   }
 };
 
