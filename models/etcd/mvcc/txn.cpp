@@ -1,0 +1,358 @@
+#include "models/etcd/mvcc/txn.hpp"
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "models/etcd/mvcc/key_range.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim::etcd::mvcc {
+namespace {
+
+// --- Range (executeRange) ---
+
+RangeOptions range_options(const RangeRequest& request) {
+  RangeOptions options;
+  // One more than asked, to learn whether there is more.
+  options.limit = request.limit > 0 ? request.limit + 1 : 0;
+  options.rev = request.revision;
+  options.count = request.count_only;
+  return options;
+}
+
+RangeResponse finish_range(RangeResult rr, const RangeRequest& request) {
+  HASIM_ASSERT(rr.error == MvccError::none);
+  RangeResponse out;
+  if (request.limit > 0 && static_cast<std::int64_t>(rr.kvs.size()) > request.limit) {
+    rr.kvs.resize(static_cast<std::size_t>(request.limit));
+    out.more = true;
+  }
+  out.revision = rr.rev;
+  out.count = rr.count;
+  out.kvs = std::move(rr.kvs);
+  if (request.keys_only) {
+    for (KeyValue& kv : out.kvs) kv.value.clear();
+  }
+  return out;
+}
+
+// --- Compares (applyCompare, compareKV) ---
+
+bool apply_compare(const TxnWrite& view, const Compare& compare) {
+  const RangeResult rr = view.range(compare.key, compare.range_end, RangeOptions{});
+  if (rr.error != MvccError::none) return false;
+  // A missing value cannot be told from an empty one on the wire, so VALUE fails.
+  if (rr.kvs.empty()) return compare.target != CompareTarget::value && compare_kv(compare, {});
+  for (const KeyValue& kv : rr.kvs) {
+    if (!compare_kv(compare, kv)) return false;
+  }
+  return true;
+}
+
+bool apply_compares(const TxnWrite& view, const std::vector<Compare>& compares) {
+  for (const Compare& c : compares) {
+    if (!apply_compare(view, c)) return false;
+  }
+  return true;
+}
+
+const std::vector<RequestOp>& chosen_ops(const TxnRequest& request, bool succeeded) {
+  return succeeded ? request.success : request.failure;
+}
+
+// compareToPath: the outcome of this txn's compares, then, in op order, the paths of the
+// nested txns of the branch taken (pre-order), all read before anything is written.
+void compare_to_path(const TxnWrite& view, const TxnRequest& request, std::vector<bool>& path,
+                     int depth) {
+  HASIM_ASSERT(depth < kMaxTxnDepth);
+  const bool succeeded = apply_compares(view, request.compare);
+  path.push_back(succeeded);
+  for (const RequestOp& op : chosen_ops(request, succeeded)) {
+    if (op.type == RequestOp::Type::txn) compare_to_path(view, op.txn.front(), path, depth + 1);
+  }
+}
+
+ServerError check_range(const TxnWrite& view, const RangeRequest& request,
+                        std::int64_t compact_rev) {
+  if (request.revision == 0) return ServerError::none;
+  if (request.revision > view.rev()) return ServerError::future_rev;
+  if (request.revision < compact_rev) return ServerError::compacted;
+  return ServerError::none;
+}
+
+// checkTxn along the path: a range that must fail fails the txn before it writes.
+ServerError check_txn(const TxnWrite& view, const TxnRequest& request,
+                      const std::vector<bool>& path, std::size_t& pos, std::int64_t compact_rev,
+                      int depth) {
+  HASIM_ASSERT(depth < kMaxTxnDepth);
+  HASIM_ASSERT(pos < path.size());
+  const bool succeeded = path[pos++];
+  for (const RequestOp& op : chosen_ops(request, succeeded)) {
+    ServerError error = ServerError::none;
+    if (op.type == RequestOp::Type::range) error = check_range(view, op.range, compact_rev);
+    if (op.type == RequestOp::Type::txn) {
+      error = check_txn(view, op.txn.front(), path, pos, compact_rev, depth + 1);
+    }
+    if (error != ServerError::none) return error;
+  }
+  return ServerError::none;
+}
+
+// --- Writes (put, deleteRange) ---
+
+PutResponse put_in(TxnWrite& txn, const PutRequest& request) {
+  PutResponse out;
+  if (request.prev_kv) {
+    RangeResult rr = txn.range(request.key, "", RangeOptions{});
+    HASIM_ASSERT(rr.error == MvccError::none);
+    if (!rr.kvs.empty()) out.prev_kv = std::move(rr.kvs.front());
+  }
+  out.revision = txn.put(request.key, request.value);
+  HASIM_ASSERT(out.revision == txn.rev() + 1);
+  return out;
+}
+
+DeleteRangeResponse delete_in(TxnWrite& txn, const DeleteRangeRequest& request) {
+  DeleteRangeResponse out;
+  if (request.prev_kv) {
+    RangeResult rr = txn.range(request.key, request.range_end, RangeOptions{});
+    HASIM_ASSERT(rr.error == MvccError::none);
+    out.prev_kvs = std::move(rr.kvs);
+  }
+  std::tie(out.deleted, out.revision) = txn.delete_range(request.key, request.range_end);
+  return out;
+}
+
+// executeTxn along the path. The checks above leave no op that can fail here (upstream
+// panics on a failing op of a txn that writes).
+void execute_txn(TxnWrite& txn, const TxnRequest& request, const std::vector<bool>& path,
+                 std::size_t& pos, TxnResponse& out, int depth) {
+  HASIM_ASSERT(depth < kMaxTxnDepth);
+  HASIM_ASSERT(pos < path.size());
+  out.succeeded = path[pos++];
+  for (const RequestOp& op : chosen_ops(request, out.succeeded)) {
+    ResponseOp& resp = out.responses.emplace_back();
+    resp.type = op.type;
+    switch (op.type) {
+      case RequestOp::Type::range:
+        resp.range = finish_range(
+            txn.range(op.range.key, op.range.range_end, range_options(op.range)), op.range);
+        break;
+      case RequestOp::Type::put:
+        resp.put = put_in(txn, op.put);
+        break;
+      case RequestOp::Type::delete_range:
+        resp.delete_range = delete_in(txn, op.delete_range);
+        break;
+      case RequestOp::Type::txn:
+        execute_txn(txn, op.txn.front(), path, pos, resp.txn.emplace_back(), depth + 1);
+        break;
+    }
+  }
+}
+
+// --- API checks (v3rpc/key.go) ---
+
+ServerError check_ops(const TxnRequest& request, std::int64_t max_txn_ops, int depth);
+
+ServerError check_op(const RequestOp& op, std::int64_t max_txn_ops, int depth) {
+  switch (op.type) {
+    case RequestOp::Type::range:
+      return op.range.key.empty() ? ServerError::empty_key : ServerError::none;
+    case RequestOp::Type::put:
+      return op.put.key.empty() ? ServerError::empty_key : ServerError::none;
+    case RequestOp::Type::delete_range:
+      return op.delete_range.key.empty() ? ServerError::empty_key : ServerError::none;
+    case RequestOp::Type::txn:
+      HASIM_ASSERT(op.txn.size() == 1);
+      return check_ops(op.txn.front(), max_txn_ops, depth + 1);
+  }
+  return ServerError::none;
+}
+
+ServerError check_ops(const TxnRequest& request, std::int64_t max_txn_ops, int depth) {
+  if (depth >= kMaxTxnDepth) return ServerError::too_many_ops;
+  const auto too_many = [&](std::size_t n) { return static_cast<std::int64_t>(n) > max_txn_ops; };
+  if (too_many(request.compare.size()) || too_many(request.success.size()) ||
+      too_many(request.failure.size())) {
+    return ServerError::too_many_ops;
+  }
+  for (const auto* branch : {&request.success, &request.failure}) {
+    for (const RequestOp& op : *branch) {
+      if (const ServerError error = check_op(op, max_txn_ops, depth); error != ServerError::none) {
+        return error;
+      }
+    }
+  }
+  return ServerError::none;
+}
+
+// The keys a branch puts and the intervals it deletes (checkIntervals).
+struct BranchWrites {
+  std::set<std::string> puts;
+  std::vector<std::pair<std::string, std::string>> dels;
+  bool deletes(const std::string& key) const {
+    for (const auto& [begin, end] : dels) {
+      if (range_contains(begin, end, key)) return true;
+    }
+    return false;
+  }
+};
+
+ServerError branch_writes(const std::vector<RequestOp>& ops, int depth, BranchWrites& out);
+
+// A nested txn's writes: either branch may run, so each is checked against the outer
+// branch, but not against the other.
+ServerError merge_nested(const TxnRequest& nested, int depth, BranchWrites& own) {
+  BranchWrites success;
+  BranchWrites failure;
+  if (const ServerError e = branch_writes(nested.success, depth, success); e != ServerError::none) {
+    return e;
+  }
+  if (const ServerError e = branch_writes(nested.failure, depth, failure); e != ServerError::none) {
+    return e;
+  }
+  for (const BranchWrites* side : {&success, &failure}) {
+    for (const std::string& key : side->puts) {
+      if (own.puts.count(key) != 0 || own.deletes(key)) return ServerError::duplicate_key;
+    }
+    for (const std::string& key : own.puts) {
+      if (side->deletes(key)) return ServerError::duplicate_key;
+    }
+  }
+  for (const BranchWrites* side : {&success, &failure}) {
+    own.puts.insert(side->puts.begin(), side->puts.end());
+    own.dels.insert(own.dels.end(), side->dels.begin(), side->dels.end());
+  }
+  return ServerError::none;
+}
+
+ServerError branch_writes(const std::vector<RequestOp>& ops, int depth, BranchWrites& out) {
+  HASIM_ASSERT(depth < kMaxTxnDepth);
+  for (const RequestOp& op : ops) {
+    if (op.type == RequestOp::Type::put && !out.puts.insert(op.put.key).second) {
+      return ServerError::duplicate_key;
+    }
+    if (op.type == RequestOp::Type::delete_range) {
+      out.dels.emplace_back(op.delete_range.key, op.delete_range.range_end);
+    }
+  }
+  for (const std::string& key : out.puts) {
+    if (out.deletes(key)) return ServerError::duplicate_key;
+  }
+  for (const RequestOp& op : ops) {
+    if (op.type != RequestOp::Type::txn) continue;
+    if (const ServerError e = merge_nested(op.txn.front(), depth + 1, out);
+        e != ServerError::none) {
+      return e;
+    }
+  }
+  return ServerError::none;
+}
+
+}  // namespace
+
+bool compare_kv(const Compare& compare, const KeyValue& kv) {
+  int result = 0;
+  const auto three_way = [](std::int64_t a, std::int64_t b) {
+    return a < b ? -1 : (a > b ? 1 : 0);
+  };
+  switch (compare.target) {
+    case CompareTarget::value:
+      result = kv.value.compare(compare.value);
+      result = result < 0 ? -1 : (result > 0 ? 1 : 0);
+      break;
+    case CompareTarget::create:
+      result = three_way(kv.create_revision, compare.number);
+      break;
+    case CompareTarget::mod:
+      result = three_way(kv.mod_revision, compare.number);
+      break;
+    case CompareTarget::version:
+      result = three_way(kv.version, compare.number);
+      break;
+    case CompareTarget::lease:
+      result = three_way(kv.lease, compare.number);
+      break;
+  }
+  switch (compare.result) {
+    case CompareResult::equal:
+      return result == 0;
+    case CompareResult::not_equal:
+      return result != 0;
+    case CompareResult::greater:
+      return result > 0;
+    case CompareResult::less:
+      return result < 0;
+  }
+  return true;
+}
+
+ServerError check_txn_request(const TxnRequest& request, std::int64_t max_txn_ops) {
+  if (const ServerError e = check_ops(request, max_txn_ops, 0); e != ServerError::none) return e;
+  BranchWrites success;
+  if (const ServerError e = branch_writes(request.success, 0, success); e != ServerError::none) {
+    return e;
+  }
+  BranchWrites failure;
+  return branch_writes(request.failure, 0, failure);
+}
+
+bool is_txn_readonly(const TxnRequest& request) {
+  for (const auto* branch : {&request.success, &request.failure}) {
+    for (const RequestOp& op : *branch) {
+      if (op.type != RequestOp::Type::range) return false;
+    }
+  }
+  return true;
+}
+
+Outcome<RangeResponse> apply_range(const KvStore& store, const RangeRequest& request) {
+  Outcome<RangeResponse> out;
+  RangeResult rr = store.range(request.key, request.range_end, range_options(request));
+  out.error = from_mvcc(rr.error);
+  if (out.error == ServerError::none) out.response = finish_range(std::move(rr), request);
+  return out;
+}
+
+Outcome<PutResponse> apply_put(KvStore& store, const PutRequest& request) {
+  TxnWrite txn(store);
+  Outcome<PutResponse> out;
+  out.response = put_in(txn, request);
+  txn.end();
+  HASIM_ASSERT(store.current_revision() == out.response.revision);
+  return out;
+}
+
+Outcome<DeleteRangeResponse> apply_delete_range(KvStore& store, const DeleteRangeRequest& request) {
+  TxnWrite txn(store);
+  Outcome<DeleteRangeResponse> out;
+  out.response = delete_in(txn, request);
+  txn.end();
+  HASIM_ASSERT(store.current_revision() == out.response.revision);
+  return out;
+}
+
+Outcome<TxnResponse> apply_txn(KvStore& store, const TxnRequest& request) {
+  TxnWrite txn(store);
+  std::vector<bool> path;
+  compare_to_path(txn, request, path, 0);
+  Outcome<TxnResponse> out;
+  std::size_t pos = 0;
+  out.error = check_txn(txn, request, path, pos, store.compact_revision(), 0);
+  if (out.error != ServerError::none) {
+    txn.end();
+    return out;
+  }
+  pos = 0;
+  execute_txn(txn, request, path, pos, out.response, 0);
+  HASIM_ASSERT(pos == path.size());
+  const std::int64_t rev = txn.changes().empty() ? txn.rev() : txn.rev() + 1;
+  txn.end();
+  out.response.revision = rev;
+  HASIM_ASSERT(store.current_revision() == rev);
+  return out;
+}
+
+}  // namespace hasim::etcd::mvcc
