@@ -177,8 +177,7 @@ TEST_CASE("ranges and compactions outside [compact, current] fail with etcd's er
   RangeOptions future;
   future.rev = 7;
   CHECK(s.range("k", "", future).error == MvccError::future_rev);
-  CHECK(mvcc_error_text(MvccError::future_rev) ==
-        "mvcc: required revision is a future revision");
+  CHECK(mvcc_error_text(MvccError::future_rev) == "mvcc: required revision is a future revision");
   CHECK(s.compact(7) == MvccError::future_rev);
   CHECK(s.compact(4) == MvccError::none);
   CHECK(s.compact_revision() == 4);
@@ -195,8 +194,7 @@ TEST_CASE("ranges and compactions outside [compact, current] fail with etcd's er
   CHECK(s.backend().size() == 3);  // revisions 4, 5 and 6 of "k"
 }
 
-TEST_CASE("db size grows per revision kept and shrinks only by defragmentation",
-          "[etcd-mvcc]") {
+TEST_CASE("db size grows per revision kept and shrinks only by defragmentation", "[etcd-mvcc]") {
   KvStore s;
   CHECK(s.db_size() == kEmptyBackendBytes);
   const std::int64_t per_put = kRecordOverheadBytes + 1 + 10;

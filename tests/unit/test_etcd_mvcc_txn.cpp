@@ -17,8 +17,8 @@ RangeRequest get(std::string key) {
   return r;
 }
 
-Compare compare(CompareTarget target, CompareResult result, std::string key,
-                std::int64_t number, std::string value = "") {
+Compare compare(CompareTarget target, CompareResult result, std::string key, std::int64_t number,
+                std::string value = "") {
   Compare c;
   c.target = target;
   c.result = result;

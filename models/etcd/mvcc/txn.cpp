@@ -124,6 +124,17 @@ DeleteRangeResponse delete_in(TxnWrite& txn, const DeleteRangeRequest& request) 
   return out;
 }
 
+// A Put or DeleteRange outside a txn: a write txn of its own (txn.go Put, DeleteRange).
+template <typename Response, typename Write>
+Outcome<Response> apply_single_write(KvStore& store, Write write) {
+  TxnWrite txn(store);
+  Outcome<Response> out;
+  out.response = write(txn);
+  txn.end();
+  HASIM_ASSERT(store.current_revision() == out.response.revision);
+  return out;
+}
+
 // executeTxn along the path. The checks above leave no op that can fail here (upstream
 // panics on a failing op of a txn that writes).
 void execute_txn(TxnWrite& txn, const TxnRequest& request, const std::vector<bool>& path,
@@ -317,21 +328,13 @@ Outcome<RangeResponse> apply_range(const KvStore& store, const RangeRequest& req
 }
 
 Outcome<PutResponse> apply_put(KvStore& store, const PutRequest& request) {
-  TxnWrite txn(store);
-  Outcome<PutResponse> out;
-  out.response = put_in(txn, request);
-  txn.end();
-  HASIM_ASSERT(store.current_revision() == out.response.revision);
-  return out;
+  return apply_single_write<PutResponse>(store,
+                                         [&](TxnWrite& txn) { return put_in(txn, request); });
 }
 
 Outcome<DeleteRangeResponse> apply_delete_range(KvStore& store, const DeleteRangeRequest& request) {
-  TxnWrite txn(store);
-  Outcome<DeleteRangeResponse> out;
-  out.response = delete_in(txn, request);
-  txn.end();
-  HASIM_ASSERT(store.current_revision() == out.response.revision);
-  return out;
+  return apply_single_write<DeleteRangeResponse>(
+      store, [&](TxnWrite& txn) { return delete_in(txn, request); });
 }
 
 Outcome<TxnResponse> apply_txn(KvStore& store, const TxnRequest& request) {
