@@ -241,3 +241,14 @@ TEST_CASE("decoding refuses other data", "[etcd-mvcc]") {
   CHECK(ok->id == 7);
   CHECK(ok->put.value == "v");
 }
+
+TEST_CASE("committed entries apply through their encoding", "[etcd-mvcc]") {
+  KvStore s;
+  Applier applier(s);
+  const auto applied = applier.apply_entry(encode_request(put_request(1, "k", "v")));
+  REQUIRE(applied);
+  CHECK(applied->put.revision == 2);
+  CHECK(s.range("k", "", {}).kvs.at(0).value == "v");
+  CHECK_FALSE(applier.apply_entry("an opaque entry"));
+  CHECK(s.current_revision() == 2);
+}

@@ -113,6 +113,7 @@ TEST_CASE("a watcher below the compact revision is told so and cancelled", "[etc
   const auto got = w.drain(behind);
   REQUIRE(got.size() == 1);
   CHECK(got[0].compact_revision == 5);
+  CHECK(got[0].revision == 0);  // upstream sends no revision with it
   CHECK(got[0].canceled);
   CHECK(got[0].events.empty());
   CHECK_FALSE(w.watching(behind));

@@ -1,5 +1,6 @@
 #include "models/etcd/mvcc/apply.hpp"
 
+#include "models/etcd/mvcc/codec.hpp"
 #include "models/etcd/mvcc/txn.hpp"
 #include "sim/assert.hpp"
 
@@ -49,6 +50,12 @@ ApplyResult Applier::apply(const InternalRaftRequest& request) {
   HASIM_ASSERT(store_.current_revision() - rev_before <= 1);
   if (out.error != ServerError::none) HASIM_ASSERT(store_.current_revision() == rev_before);
   return out;
+}
+
+std::optional<ApplyResult> Applier::apply_entry(std::string_view data) {
+  const auto request = decode_request(data);
+  if (!request) return std::nullopt;
+  return apply(*request);
 }
 
 ApplyResult Applier::apply_alarm(const AlarmRequest& request) {

@@ -10,7 +10,9 @@
 // NOSPACE alarm lifts the cap.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "models/etcd/mvcc/kv_store.hpp"
 #include "models/etcd/mvcc/rpc.hpp"
@@ -33,6 +35,8 @@ class Applier {
  public:
   explicit Applier(KvStore& store) : store_(store) {}
   ApplyResult apply(const InternalRaftRequest& request);
+  // A committed entry's data (codec.hpp): nothing if it is not an encoded request.
+  std::optional<ApplyResult> apply_entry(std::string_view data);
   bool nospace() const { return !nospace_members_.empty(); }
   const std::set<std::uint64_t>& nospace_members() const { return nospace_members_; }
   const KvStore& store() const { return store_; }

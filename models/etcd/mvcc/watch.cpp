@@ -157,8 +157,7 @@ std::vector<WatchId> WatchableStore::choose_unsynced(std::int64_t compact_rev) {
       chosen.push_back(current->first);
       continue;
     }
-    WatchResponse response;
-    response.revision = store_.current_revision();
+    WatchResponse response;  // revision 0, as upstream's compaction response has
     response.compact_revision = compact_rev;
     response.canceled = true;  // v3rpc cancels a watch told of compaction
     if (send(current->first, std::move(response))) watchers_.erase(current);
