@@ -217,9 +217,29 @@ TEST_CASE("the API refuses duplicate keys, too many ops and empty keys", "[etcd-
   for (int i = 0; i < 129; ++i) many.success.push_back(op_put("k" + std::to_string(i), ""));
   CHECK(check_txn_request(many) == ServerError::too_many_ops);
   CHECK(check_txn_request(many, 129) == ServerError::none);
+  TxnRequest nested_budget;  // 100 ops here leave 28 for the nested txn
+  TxnRequest inner_ops;
+  for (int i = 0; i < 29; ++i) inner_ops.success.push_back(op_range(get("r")));
+  for (int i = 0; i < 99; ++i) nested_budget.success.push_back(op_range(get("r")));
+  nested_budget.success.push_back(op_txn(inner_ops));
+  CHECK(check_txn_request(nested_budget) == ServerError::too_many_ops);
+  nested_budget.success.back().txn.front().success.pop_back();
+  CHECK(check_txn_request(nested_budget) == ServerError::none);
   TxnRequest empty;
   empty.success = {op_put("", "1")};
   CHECK(check_txn_request(empty) == ServerError::empty_key);
+  TxnRequest empty_compare;
+  empty_compare.compare.push_back(compare_mod_revision("", CompareResult::equal, 0));
+  CHECK(check_txn_request(empty_compare) == ServerError::empty_key);
+  TxnRequest both_nested;  // a nested txn may put one key in both branches
+  TxnRequest either;
+  either.success = {op_put("a", "1")};
+  either.failure = {op_put("a", "2")};
+  both_nested.success = {op_txn(either)};
+  CHECK(check_txn_request(both_nested) == ServerError::none);
+  TxnRequest from_key;  // upstream's interval check takes the "\0" end literally
+  from_key.success = {op_delete("a", std::string(kFromKey)), op_put("b", "1")};
+  CHECK(check_txn_request(from_key) == ServerError::none);
   CHECK(grpc_error_text(ServerError::empty_key) == "etcdserver: key is not provided");
 }
 

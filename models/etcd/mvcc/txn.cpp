@@ -1,10 +1,10 @@
 #include "models/etcd/mvcc/txn.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "models/etcd/mvcc/key_range.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::etcd::mvcc {
@@ -182,82 +182,91 @@ ServerError check_op(const RequestOp& op, std::int64_t max_txn_ops, int depth) {
   return ServerError::none;
 }
 
+// checkTxnRequest: the longest of compares, success and failure counts against the
+// budget, and a nested txn gets what is left of it.
 ServerError check_ops(const TxnRequest& request, std::int64_t max_txn_ops, int depth) {
   if (depth >= kMaxTxnDepth) return ServerError::too_many_ops;
-  const auto too_many = [&](std::size_t n) { return static_cast<std::int64_t>(n) > max_txn_ops; };
-  if (too_many(request.compare.size()) || too_many(request.success.size()) ||
-      too_many(request.failure.size())) {
-    return ServerError::too_many_ops;
+  const std::size_t longest =
+      std::max({request.compare.size(), request.success.size(), request.failure.size()});
+  const auto opc = static_cast<std::int64_t>(longest);
+  if (opc > max_txn_ops) return ServerError::too_many_ops;
+  for (const Compare& c : request.compare) {
+    if (c.key.empty()) return ServerError::empty_key;
   }
   for (const auto* branch : {&request.success, &request.failure}) {
     for (const RequestOp& op : *branch) {
-      if (const ServerError error = check_op(op, max_txn_ops, depth); error != ServerError::none) {
-        return error;
-      }
+      const ServerError error = check_op(op, max_txn_ops - opc, depth);
+      if (error != ServerError::none) return error;
     }
   }
   return ServerError::none;
 }
 
-// The keys a branch puts and the intervals it deletes (checkIntervals).
-struct BranchWrites {
-  std::set<std::string> puts;
+// The intervals a branch deletes, as upstream's interval tree holds them: a point for an
+// empty range_end, else [key, range_end) compared as bytes. Like upstream (which does not
+// apply mkGteRange here), a "from key" end of one zero byte is taken literally.
+struct DeleteIntervals {
   std::vector<std::pair<std::string, std::string>> dels;
-  bool deletes(const std::string& key) const {
+  bool intersects(const std::string& key) const {
     for (const auto& [begin, end] : dels) {
-      if (range_contains(begin, end, key)) return true;
+      if (end.empty() ? key == begin : (begin <= key && key < end)) return true;
     }
     return false;
   }
+  void merge(const DeleteIntervals& other) {
+    dels.insert(dels.end(), other.dels.begin(), other.dels.end());
+  }
 };
 
-ServerError branch_writes(const std::vector<RequestOp>& ops, int depth, BranchWrites& out);
+ServerError check_intervals(const std::vector<RequestOp>& ops, int depth,
+                            std::set<std::string>& puts, DeleteIntervals& dels);
 
-// A nested txn's writes: either branch may run, so each is checked against the outer
-// branch, but not against the other.
-ServerError merge_nested(const TxnRequest& nested, int depth, BranchWrites& own) {
-  BranchWrites success;
-  BranchWrites failure;
-  if (const ServerError e = branch_writes(nested.success, depth, success); e != ServerError::none) {
-    return e;
+// A nested txn's puts against what the branch holding it writes; a key put by both of its
+// branches is fine (only one runs).
+ServerError check_nested_intervals(const TxnRequest& nested, int depth, std::set<std::string>& puts,
+                                   DeleteIntervals& dels) {
+  std::set<std::string> puts_then;
+  std::set<std::string> puts_else;
+  DeleteIntervals dels_then;
+  DeleteIntervals dels_else;
+  ServerError error = check_intervals(nested.success, depth, puts_then, dels_then);
+  if (error == ServerError::none)
+    error = check_intervals(nested.failure, depth, puts_else, dels_else);
+  if (error != ServerError::none) return error;
+  for (const std::string& key : puts_then) {
+    if (puts.count(key) != 0 || dels.intersects(key)) return ServerError::duplicate_key;
+    puts.insert(key);
   }
-  if (const ServerError e = branch_writes(nested.failure, depth, failure); e != ServerError::none) {
-    return e;
+  for (const std::string& key : puts_else) {
+    if (puts.count(key) != 0 && puts_then.count(key) == 0) return ServerError::duplicate_key;
+    if (dels.intersects(key)) return ServerError::duplicate_key;
+    puts.insert(key);
   }
-  for (const BranchWrites* side : {&success, &failure}) {
-    for (const std::string& key : side->puts) {
-      if (own.puts.count(key) != 0 || own.deletes(key)) return ServerError::duplicate_key;
-    }
-    for (const std::string& key : own.puts) {
-      if (side->deletes(key)) return ServerError::duplicate_key;
-    }
-  }
-  for (const BranchWrites* side : {&success, &failure}) {
-    own.puts.insert(side->puts.begin(), side->puts.end());
-    own.dels.insert(own.dels.end(), side->dels.begin(), side->dels.end());
-  }
+  dels.merge(dels_then);
+  dels.merge(dels_else);
   return ServerError::none;
 }
 
-ServerError branch_writes(const std::vector<RequestOp>& ops, int depth, BranchWrites& out) {
+// checkIntervals: this level's deletes first, then the nested txns, then this level's puts.
+ServerError check_intervals(const std::vector<RequestOp>& ops, int depth,
+                            std::set<std::string>& puts, DeleteIntervals& dels) {
   HASIM_ASSERT(depth < kMaxTxnDepth);
   for (const RequestOp& op : ops) {
-    if (op.type == RequestOp::Type::put && !out.puts.insert(op.put.key).second) {
-      return ServerError::duplicate_key;
-    }
     if (op.type == RequestOp::Type::delete_range) {
-      out.dels.emplace_back(op.delete_range.key, op.delete_range.range_end);
+      dels.dels.emplace_back(op.delete_range.key, op.delete_range.range_end);
     }
-  }
-  for (const std::string& key : out.puts) {
-    if (out.deletes(key)) return ServerError::duplicate_key;
   }
   for (const RequestOp& op : ops) {
     if (op.type != RequestOp::Type::txn) continue;
-    if (const ServerError e = merge_nested(op.txn.front(), depth + 1, out);
-        e != ServerError::none) {
-      return e;
+    const ServerError error = check_nested_intervals(op.txn.front(), depth + 1, puts, dels);
+    if (error != ServerError::none) return error;
+  }
+  for (const RequestOp& op : ops) {
+    if (op.type != RequestOp::Type::put) continue;
+    if (puts.count(op.put.key) != 0 || dels.intersects(op.put.key)) {
+      return ServerError::duplicate_key;
     }
+    puts.insert(op.put.key);
   }
   return ServerError::none;
 }
@@ -302,12 +311,14 @@ bool compare_kv(const Compare& compare, const KeyValue& kv) {
 
 ServerError check_txn_request(const TxnRequest& request, std::int64_t max_txn_ops) {
   if (const ServerError e = check_ops(request, max_txn_ops, 0); e != ServerError::none) return e;
-  BranchWrites success;
-  if (const ServerError e = branch_writes(request.success, 0, success); e != ServerError::none) {
-    return e;
+  for (const auto* branch : {&request.success, &request.failure}) {
+    std::set<std::string> puts;
+    DeleteIntervals dels;
+    if (const ServerError e = check_intervals(*branch, 0, puts, dels); e != ServerError::none) {
+      return e;
+    }
   }
-  BranchWrites failure;
-  return branch_writes(request.failure, 0, failure);
+  return ServerError::none;
 }
 
 bool is_txn_readonly(const TxnRequest& request) {

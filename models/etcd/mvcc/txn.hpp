@@ -32,8 +32,12 @@ struct Outcome {
   Response response;
 };
 
-// The API layer's checks (before the request enters raft): op counts, empty keys, and no
-// branch writing a key twice (two puts, or a put inside a deleted interval).
+// The API layer's checks (before the request enters raft): the longest of compares,
+// success and failure within max_txn_ops (a nested txn within what is left), no empty key
+// in an op or a compare, and no branch writing a key twice: two puts, or a put inside a
+// deleted interval (a key put in both branches of a nested txn is fine). As upstream's
+// interval check, a "from key" delete (range_end one zero byte) is taken literally there,
+// so it conflicts with no put.
 ServerError check_txn_request(const TxnRequest& request,
                               std::int64_t max_txn_ops = kDefaultMaxTxnOps);
 bool is_txn_readonly(const TxnRequest& request);
