@@ -114,9 +114,9 @@ void WatchableStore::on_txn_end(std::int64_t rev, const std::vector<Event>& even
     WatchResponse response;
     response.events = matched;
     response.revision = rev;
+    w.min_rev = rev + 1;  // upstream moves it on whether or not the send succeeds
     if (send(id, std::move(response))) continue;
     // The queue is full: hold the batch and retry it in sync_victims.
-    w.min_rev = rev + 1;
     w.state = WatcherState::victim;
     w.held = std::move(matched);
     w.held_more = 0;

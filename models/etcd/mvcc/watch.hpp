@@ -8,21 +8,23 @@
 //  - A watcher watches a key or an interval (key_range.hpp) from a start revision. Start 0
 //    or above the current revision: it is *synced* and sees every later write as it ends
 //    (notify), one response per write txn carrying that txn's matching events and revision.
-//    Otherwise it is *unsynced*: sync_watchers() (upstream's loop runs it every 100 ms)
-//    takes up to max_watchers_per_sync (512) unsynced watchers, reads the backend's
-//    records from their lowest start up to the current revision, and sends each its
-//    events as one response (revision = the current revision) of at most
-//    watch_batch_max_revs (1000) distinct revisions; a watcher with more left stays
-//    unsynced from the first revision not sent, the others become synced.
+//    Otherwise it is *unsynced*: sync_watchers() takes up to max_watchers_per_sync (512)
+//    unsynced watchers, reads the backend's records from their lowest next revision up to
+//    the current revision, and sends each its events as one response (revision = the
+//    current revision) of at most watch_batch_max_revs (1000) distinct revisions; a
+//    watcher with more left stays unsynced from the first revision not sent, the others
+//    become synced. (Upstream's syncWatchersLoop runs it on a timer, and again at once
+//    while it makes progress; here the caller decides when.)
 //  - A chosen unsynced watcher whose next revision is below the compact revision gets one
-//    response with compact_revision set and canceled, and is removed.
+//    response with compact_revision set (and revision 0), canceled, and is removed.
 //  - Every queue is bounded: chan_buf_len (128) responses per watch (upstream's buffer is
 //    per gRPC stream, shared by its watches; hasim gives each watch its own). A synced
 //    watcher whose queue is full when a write ends becomes a *victim*: the batch is held,
-//    and sync_victims() (upstream: every 10 ms) retries it, with the revision it had
-//    observed; once sent, the watcher rejoins the synced or the unsynced group by whether
-//    it has seen the current revision. A compaction response that does not fit is retried
-//    at the next sync; a progress response that does not fit is dropped.
+//    and sync_victims() (upstream's syncVictimsLoop: every 10 ms while there are victims)
+//    retries it with the revision the watcher had observed; once sent, the watcher rejoins
+//    the synced or the unsynced group by whether it has seen the current revision. A
+//    compaction response that does not fit is retried at the next sync; a progress
+//    response that does not fit is dropped.
 //  - prevKv is looked up when a response is drained (upstream: when the gRPC send loop
 //    sends it), at mod_revision - 1, for every event but a create (a PUT of version 1);
 //    if that revision is compacted by then, the event goes without it.
