@@ -210,3 +210,57 @@ TEST_CASE("db size grows per revision kept and shrinks only by defragmentation",
   CHECK(s.db_size() == kEmptyBackendBytes + 2 * per_put);
   CHECK(s.db_size() == s.db_size_in_use());
 }
+
+TEST_CASE("keep leaves out a tombstone at the revision, as HashKV needs", "[etcd-mvcc]") {
+  const KeyIndex ki = upstream_example();
+  std::set<Revision> kept;
+  ki.keep(5, kept);
+  CHECK(kept.empty());  // compact(5) would keep 5.0(t); keep does not
+  ki.keep(4, kept);
+  CHECK(kept == std::set<Revision>{{4, 0}});
+  kept.clear();
+  ki.keep(2, kept);
+  CHECK(kept == std::set<Revision>{{2, 0}});
+}
+
+TEST_CASE("HashKV agrees on stores that applied the same writes and compactions", "[etcd-mvcc]") {
+  const auto build = [](const std::string& last_value) {
+    KvStore s;
+    s.put("a", "1");
+    s.put("b", "2");
+    s.delete_range("a", "");
+    s.put("a", last_value);
+    return s;
+  };
+  KvStore one = build("3");
+  KvStore two = build("3");
+  const KvStore other = build("4");
+  CHECK(one.hash_kv(0).hash == two.hash_kv(0).hash);
+  CHECK(one.hash_kv(0).revision == 5);
+  CHECK(one.hash_kv(0).hash != other.hash_kv(0).hash);
+  CHECK(one.hash_kv(4).hash == other.hash_kv(4).hash);  // they differ only at revision 5
+  CHECK(one.hash_kv(3).hash != one.hash_kv(4).hash);
+  CHECK(one.hash_kv(6).error == MvccError::future_rev);
+  REQUIRE(one.compact(4) == MvccError::none);
+  REQUIRE(two.compact(4) == MvccError::none);
+  CHECK(one.hash_kv(3).error == MvccError::compacted);
+  CHECK(one.hash_kv(5).hash == two.hash_kv(5).hash);
+  CHECK(one.hash_kv(5).compact_revision == 4);
+}
+
+TEST_CASE("a copy of a store is a snapshot without the original's observer", "[etcd-mvcc]") {
+  struct Count final : TxnObserver {
+    int txns = 0;
+    void on_txn_end(std::int64_t, const std::vector<Event>&) override { ++txns; }
+  } count;
+  KvStore s;
+  s.set_observer(&count);
+  s.put("k", "1");
+  KvStore copy = s;
+  copy.put("k", "2");
+  CHECK(count.txns == 1);
+  CHECK(s.range("k", "", {}).kvs[0].value == "1");
+  CHECK(copy.range("k", "", {}).kvs[0].version == 2);
+  s.put("k", "3");
+  CHECK(count.txns == 2);
+}

@@ -57,4 +57,11 @@ std::set<Revision> TreeIndex::compact(std::int64_t rev) {
   return available;
 }
 
+std::set<Revision> TreeIndex::keep(std::int64_t rev) const {
+  std::set<Revision> available;
+  for (const auto& [key, ki] : keys_) ki.keep(rev, available);
+  HASIM_ASSERT(available.size() <= keys_.size());
+  return available;
+}
+
 }  // namespace hasim::etcd::mvcc

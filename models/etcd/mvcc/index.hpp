@@ -30,6 +30,8 @@ class TreeIndex {
   // Compacts every key at rev, drops keys with nothing left, and returns the revisions the
   // backend keeps (Compact's `available`).
   std::set<Revision> compact(std::int64_t rev);
+  // The revisions a compaction at rev would keep, tombstones at rev left out (Keep).
+  std::set<Revision> keep(std::int64_t rev) const;
   std::size_t size() const { return keys_.size(); }
   const std::map<std::string, KeyIndex, std::less<>>& keys() const { return keys_; }
 

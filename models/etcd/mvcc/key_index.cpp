@@ -70,12 +70,28 @@ std::optional<KeyIndexGet> KeyIndex::get(std::int64_t at_rev) const {
   return out;
 }
 
-void KeyIndex::compact(std::int64_t at_rev, std::set<Revision>& available) {
-  HASIM_ASSERT(!empty());
-  // The first generation that holds at_rev or was created after it (doCompact): skip the
-  // generations whose tombstone is below at_rev.
+std::size_t KeyIndex::compact_generation(std::int64_t at_rev) const {
+  // Skip the generations whose tombstone is below at_rev.
   std::size_t gen = 0;
   while (gen + 1 < generations_.size() && generations_[gen].revs.back().main < at_rev) ++gen;
+  HASIM_ASSERT(gen < generations_.size());
+  return gen;
+}
+
+void KeyIndex::keep(std::int64_t at_rev, std::set<Revision>& available) const {
+  if (empty()) return;
+  const std::size_t gen = compact_generation(at_rev);
+  const Generation& g = generations_[gen];
+  const std::int64_t rev_index = find_revision_index(g, at_rev);
+  if (rev_index < 0) return;
+  const bool tombstone =
+      gen + 1 < generations_.size() && rev_index + 1 == static_cast<std::int64_t>(g.revs.size());
+  if (!tombstone) available.insert(g.revs[static_cast<std::size_t>(rev_index)]);
+}
+
+void KeyIndex::compact(std::int64_t at_rev, std::set<Revision>& available) {
+  HASIM_ASSERT(!empty());
+  const std::size_t gen = compact_generation(at_rev);
   Generation& g = generations_[gen];
   const std::int64_t rev_index = find_revision_index(g, at_rev);
   if (rev_index >= 0) {

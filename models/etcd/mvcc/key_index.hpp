@@ -56,10 +56,15 @@ class KeyIndex {
   // Compacts at atRev (see the file comment) and adds the revisions the backend must keep
   // for this key to `available`.
   void compact(std::int64_t at_rev, std::set<Revision>& available);
+  // What compact(at_rev) would keep, without compacting, except that a tombstone at exactly
+  // at_rev is left out (keep: HashKV hashes what every version of etcd keeps).
+  void keep(std::int64_t at_rev, std::set<Revision>& available) const;
 
  private:
   // The generation live at rev, or nullptr (findGeneration).
   const Generation* find_generation(std::int64_t rev) const;
+  // doCompact's search: the first generation holding at_rev or created after it.
+  std::size_t compact_generation(std::int64_t at_rev) const;
 
   std::string key_;
   Revision modified_;

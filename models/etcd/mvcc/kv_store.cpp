@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/assert.hpp"
+#include "sim/fnv.hpp"
 
 namespace hasim::etcd::mvcc {
 namespace {
@@ -112,6 +113,37 @@ MvccError KvStore::compact(std::int64_t rev) {
   return MvccError::none;
 }
 
+KvHash KvStore::hash_kv(std::int64_t rev) const {
+  KvHash out;
+  out.current_revision = current_rev_;
+  out.compact_revision = compact_rev_;
+  if (rev > 0 && rev < compact_rev_) {
+    out.error = MvccError::compacted;
+    return out;
+  }
+  if (rev > current_rev_) {
+    out.error = MvccError::future_rev;
+    return out;
+  }
+  out.revision = rev == 0 ? current_rev_ : rev;
+  const std::set<Revision> keep = index_.keep(out.revision);
+  std::uint64_t hash = fnv1a(kFnvOffset, "key");  // upstream starts with the bucket's name
+  for (auto it = backend_.begin(); it != backend_.end() && it->first.main <= out.revision; ++it) {
+    // Records a compaction is about to delete are skipped (none are, with keep empty).
+    if (it->first.main <= compact_rev_ && !keep.empty() && keep.count(it->first) == 0) continue;
+    const KeyValue& kv = it->second.kv;
+    for (const std::int64_t word : {it->first.main, it->first.sub, kv.create_revision,
+                                    kv.mod_revision, kv.version, kv.lease}) {
+      hash = fnv1a_word(hash, static_cast<std::uint64_t>(word));
+    }
+    hash = fnv1a_byte(hash, it->second.tombstone ? 1 : 0);
+    hash = fnv1a_word(fnv1a(hash, kv.key), kv.key.size());
+    hash = fnv1a_word(fnv1a(hash, kv.value), kv.value.size());
+  }
+  out.hash = hash;
+  return out;
+}
+
 TxnWrite::TxnWrite(KvStore& store) : store_(store), begin_rev_(store.current_rev_) {
   HASIM_ASSERT(!store_.write_open_);
   store_.write_open_ = true;
@@ -191,7 +223,7 @@ void TxnWrite::end() {
       ev.kv.mod_revision = rev;
     }
   }
-  if (store_.observer_ != nullptr) store_.observer_->on_txn_end(rev, events);
+  if (store_.observer_.observer != nullptr) store_.observer_.observer->on_txn_end(rev, events);
 }
 
 }  // namespace hasim::etcd::mvcc

@@ -96,6 +96,16 @@ class TxnObserver {
   virtual void on_txn_end(std::int64_t rev, const std::vector<Event>& events) = 0;
 };
 
+// HashKV's answer (kvstore.go hashByRev): a hash of the records a reader at `revision`
+// relies on, equal on members that applied the same entries and compactions.
+struct KvHash {
+  MvccError error = MvccError::none;
+  std::uint64_t hash = 0;
+  std::int64_t revision = 0;          // the revision hashed
+  std::int64_t current_revision = 0;  // the store's when asked
+  std::int64_t compact_revision = 0;
+};
+
 class TxnWrite;
 
 class KvStore {
@@ -114,9 +124,15 @@ class KvStore {
   std::int64_t db_size() const { return db_size_; }
   std::int64_t db_size_in_use() const { return db_size_in_use_; }
 
+  // The records up to rev (0: current), less those below the compact revision that a
+  // compaction at rev would not keep; fnv-1a over revision, tombstone mark and KeyValue.
+  // Upstream hashes with CRC-32C over the protobuf bytes; hasim's hash is only compared
+  // with hasim's.
+  KvHash hash_kv(std::int64_t rev) const;
+
   const std::map<Revision, BackendRecord>& backend() const { return backend_; }
   const TreeIndex& index() const { return index_; }
-  void set_observer(TxnObserver* observer) { observer_ = observer; }
+  void set_observer(TxnObserver* observer) { observer_.observer = observer; }
   bool write_open() const { return write_open_; }
 
  private:
@@ -133,7 +149,15 @@ class KvStore {
   std::int64_t db_size_ = kEmptyBackendBytes;
   std::int64_t db_size_in_use_ = kEmptyBackendBytes;
   bool write_open_ = false;
-  TxnObserver* observer_ = nullptr;
+  // A copy of the store (a snapshot) starts with no observer: watchers belong to the
+  // store they were made on.
+  struct ObserverSlot {
+    TxnObserver* observer = nullptr;
+    ObserverSlot() = default;
+    ObserverSlot(const ObserverSlot&) {}
+    ObserverSlot& operator=(const ObserverSlot&) { return *this; }
+  };
+  ObserverSlot observer_;
 };
 
 // A write txn (storeTxnWrite); one at a time per store, ended exactly once.
