@@ -109,6 +109,8 @@ TEST_CASE("compares on version, create, mod, value and lease", "[etcd-mvcc]") {
   CHECK(holds(s, compare(T::value, C::greater, "k", 0, "a")));
   CHECK(holds(s, compare(T::value, C::less, "k", 0, "bb")));
   CHECK(holds(s, compare(T::lease, C::equal, "k", 0)));  // leases are not modelled: 0
+  s.put("bytes", "\xff");
+  CHECK(holds(s, compare(T::value, C::greater, "bytes", 0, "a")));  // bytes are unsigned
   // A missing key compares as an empty KeyValue, except on its value.
   CHECK(holds(s, compare(T::version, C::equal, "missing", 0)));
   CHECK(holds(s, compare(T::create, C::equal, "missing", 0)));

@@ -274,28 +274,28 @@ ServerError check_intervals(const std::vector<RequestOp>& ops, int depth,
 }  // namespace
 
 bool compare_kv(const Compare& compare, const KeyValue& kv) {
-  int result = 0;
-  const auto three_way = [](std::int64_t a, std::int64_t b) {
-    return a < b ? -1 : (a > b ? 1 : 0);
-  };
+  const auto sign = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
+  std::int64_t field = 0;  // the KeyValue's number the compare looks at
   switch (compare.target) {
     case CompareTarget::value:
-      result = kv.value.compare(compare.value);
-      result = result < 0 ? -1 : (result > 0 ? 1 : 0);
       break;
     case CompareTarget::create:
-      result = three_way(kv.create_revision, compare.number);
+      field = kv.create_revision;
       break;
     case CompareTarget::mod:
-      result = three_way(kv.mod_revision, compare.number);
+      field = kv.mod_revision;
       break;
     case CompareTarget::version:
-      result = three_way(kv.version, compare.number);
+      field = kv.version;
       break;
     case CompareTarget::lease:
-      result = three_way(kv.lease, compare.number);
+      field = kv.lease;
       break;
   }
+  // Values compare as bytes (bytes.Compare); std::string compares chars as unsigned.
+  const int result = compare.target == CompareTarget::value
+                         ? sign(kv.value.compare(compare.value), 0)
+                         : sign(field, compare.number);
   switch (compare.result) {
     case CompareResult::equal:
       return result == 0;
