@@ -11,7 +11,10 @@
 
 #include <map>
 
+#include "models/etcd/mvcc/apply.hpp"
+#include "models/etcd/mvcc/codec.hpp"
 #include "models/etcd/mvcc/key_range.hpp"
+#include "models/etcd/mvcc/txn.hpp"
 #include "models/etcd/mvcc/watch.hpp"
 
 using namespace hasim::etcd::mvcc;
@@ -231,5 +234,73 @@ TEST_CASE("the MVCC store agrees with a store of whole snapshots", "[etcd-mvcc][
     late.key = std::string(kFromKey);
     const WatchId late_id = watchable.watch(late);
     check_late_watcher(settle(watchable, late_id), ref, start);
+  });
+}
+
+namespace {
+
+// kube-apiserver's guarded write (etcd3/store.go): If(mod_revision(key) = rv) Then(op)
+// Else(Get(key)), as a raft entry.
+InternalRaftRequest guarded_write(std::uint64_t id, const std::string& key, std::int64_t rv,
+                                  bool del, const std::string& value) {
+  InternalRaftRequest r;
+  r.id = id;
+  r.type = InternalRaftRequest::Type::txn;
+  r.txn.compare.push_back(compare_mod_revision(key, CompareResult::equal, rv));
+  r.txn.success.push_back(del ? op_delete(key) : op_put(key, value));
+  RangeRequest get;
+  get.key = key;
+  r.txn.failure.push_back(op_range(get));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("guarded writes through raft entries succeed exactly when the revision matches",
+          "[etcd-mvcc][property]") {
+  rc::prop("compare-and-swap agrees with a map of the latest KeyValues", [] {
+    KvStore s;
+    Applier applier(s);
+    std::map<std::string, KeyValue> latest;  // the reference
+    const int steps = *rc::gen::inRange(1, 60);
+    for (int step = 0; step < steps; ++step) {
+      const std::string key = *gen_key();
+      const auto it = latest.find(key);
+      const std::int64_t current = it == latest.end() ? 0 : it->second.mod_revision;
+      // Mostly the revision the client last read; sometimes a stale or made-up one.
+      const std::int64_t rv = *rc::gen::weightedOneOf<std::int64_t>(
+          {{3, rc::gen::just(current)}, {1, rc::gen::inRange<std::int64_t>(0, 8)}});
+      const bool del = current != 0 && *rc::gen::inRange(0, 4) == 0;
+      const std::string value = *rc::gen::element<std::string>("v1", "v2", "");
+      const std::int64_t rev_before = s.current_revision();
+      const auto result = applier.apply_entry(
+          encode_request(guarded_write(static_cast<std::uint64_t>(step), key, rv, del, value)));
+      RC_ASSERT(result.has_value());
+      RC_ASSERT(result->error == ServerError::none);
+      RC_ASSERT(result->txn.succeeded == (rv == current));
+      if (!result->txn.succeeded) {
+        // The Else(Get): what the client retries from.
+        const auto& kvs = result->txn.responses.at(0).range.kvs;
+        RC_ASSERT(kvs.size() == (current == 0 ? 0u : 1u));
+        if (current != 0) RC_ASSERT(kvs[0] == latest.at(key));
+        RC_ASSERT(s.current_revision() == rev_before);
+        continue;
+      }
+      RC_ASSERT(s.current_revision() == rev_before + 1);
+      RC_ASSERT(result->txn.revision == rev_before + 1);
+      if (del) {
+        latest.erase(key);
+        continue;
+      }
+      KeyValue kv{key, rev_before + 1, rev_before + 1, 1, value, 0};
+      if (current != 0) {
+        kv.create_revision = latest.at(key).create_revision;
+        kv.version = latest.at(key).version + 1;
+      }
+      latest[key] = kv;
+    }
+    const RangeResult all = s.range(std::string(kFromKey), std::string(kFromKey), {});
+    RC_ASSERT(all.kvs.size() == latest.size());
+    for (const KeyValue& kv : all.kvs) RC_ASSERT(kv == latest.at(kv.key));
   });
 }

@@ -4,6 +4,8 @@
 // victims that are retried, prevKv is looked up at mod_revision - 1.
 #include <catch2/catch.hpp>
 
+#include "models/etcd/mvcc/apply.hpp"
+#include "models/etcd/mvcc/codec.hpp"
 #include "models/etcd/mvcc/key_range.hpp"
 #include "models/etcd/mvcc/watch.hpp"
 
@@ -205,4 +207,21 @@ TEST_CASE("progress notifications go to synced watchers only", "[etcd-mvcc]") {
   CHECK(got[0].revision == 2);
   CHECK(w.cancel(behind));
   CHECK_FALSE(w.watching(behind));
+}
+
+TEST_CASE("writes applied from raft entries reach the watchers", "[etcd-mvcc]") {
+  KvStore s;
+  WatchableStore w(s);
+  Applier applier(s);
+  const WatchId id = w.watch(watch_of("k", ""));
+  InternalRaftRequest put;
+  put.id = 1;
+  put.type = InternalRaftRequest::Type::txn;
+  put.txn.success = {op_put("k", "1"), op_put("other", "x")};
+  REQUIRE(applier.apply_entry(encode_request(put)));
+  const auto got = w.drain(id);
+  REQUIRE(got.size() == 1);
+  REQUIRE(got[0].events.size() == 1);  // only the watched key
+  CHECK(got[0].events[0].kv.key == "k");
+  CHECK(got[0].revision == 2);
 }
