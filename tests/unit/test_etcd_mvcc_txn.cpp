@@ -45,20 +45,30 @@ bool holds(KvStore& s, const Compare& c) {
 
 }  // namespace
 
-TEST_CASE("kube-apiserver create: If mod_revision = 0 Then Put Else Get", "[etcd-mvcc]") {
+TEST_CASE("kube-apiserver create: If mod_revision = 0 Then Put", "[etcd-mvcc]") {
+  // OptimisticPut(key, data, 0) without GetOnFailure: no Else branch.
+  const auto create = [](const std::string& value) {
+    TxnRequest t = guarded("/registry/pods/a", 0, op_put("/registry/pods/a", value));
+    t.failure.clear();
+    return t;
+  };
   KvStore s;
-  auto first = apply_txn(s, guarded("/registry/pods/a", 0, op_put("/registry/pods/a", "v1")));
+  auto first = apply_txn(s, create("v1"));
   REQUIRE(first.error == ServerError::none);
   CHECK(first.response.succeeded);
-  CHECK(first.response.revision == 2);
+  CHECK(first.response.revision == 2);  // the new object's resourceVersion
   REQUIRE(first.response.responses.size() == 1);
   CHECK(first.response.responses[0].put.revision == 2);
-  // A second create finds the object: AlreadyExists, and the Get shows what is there.
-  auto again = apply_txn(s, guarded("/registry/pods/a", 0, op_put("/registry/pods/a", "v2")));
+  // A second create finds the object: the apiserver answers AlreadyExists.
+  auto again = apply_txn(s, create("v2"));
   CHECK_FALSE(again.response.succeeded);
+  CHECK(again.response.responses.empty());
   CHECK(again.response.revision == 2);  // nothing written
-  REQUIRE(again.response.responses[0].range.kvs.size() == 1);
-  CHECK(again.response.responses[0].range.kvs[0].value == "v1");
+  CHECK(s.range("/registry/pods/a", "", {}).kvs[0].value == "v1");
+  // With an Else(Get), the failed create would show what is there.
+  auto shown = apply_txn(s, guarded("/registry/pods/a", 0, op_put("/registry/pods/a", "v3")));
+  REQUIRE(shown.response.responses[0].range.kvs.size() == 1);
+  CHECK(shown.response.responses[0].range.kvs[0].value == "v1");
   CHECK(s.current_revision() == 2);
 }
 

@@ -12,9 +12,10 @@
 // for every key in it; over no key at all it is compared with an empty KeyValue (version,
 // revisions and lease 0), except a VALUE compare, which then fails.
 //
-// kube-apiserver's etcd3 store (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go)
-// writes only through such txns: create = If(mod_revision(key) = 0) Then(Put) Else(Get);
-// update and delete = If(mod_revision(key) = rv) Then(Put | Delete) Else(Get).
+// kube-apiserver's etcd3 store (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go,
+// through etcd's client/v3/kubernetes OptimisticPut and OptimisticDelete) writes only
+// through such txns: create = If(mod_revision(key) = 0) Then(Put), with no Else; update and
+// delete = If(mod_revision(key) = rv) Then(Put | Delete) Else(Get) (GetOnFailure).
 #include <cstdint>
 
 #include "models/etcd/mvcc/kv_store.hpp"
