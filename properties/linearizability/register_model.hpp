@@ -1,0 +1,86 @@
+#pragma once
+// The sequential specification both linearizability checkers test against: one etcd key as
+// a register with revisions. It is Porcupine's `Model.Step` for this store, written once and
+// shared by the offline reference and the online checker (checker.hpp), so the two can only
+// disagree through their search, which is what the cross-check tests.
+//
+// What one key can see of etcd's global revision. etcd numbers every write to any key with
+// the next store revision; a response header carries the store revision when the request was
+// served. Checked per key (P-compositionality: Horn & Kroening, "Faster linearizability
+// checking via P-compositionality", FORTE 2015), the writes to other keys are invisible, so
+// the key sees only inequalities: a write's revision exceeds every revision observed before
+// it (the store never goes back), and a read's header revision is at least every revision
+// observed before it and at least the key's mod_revision. Gaps between revisions are always
+// explained by writes to other keys. What per-key checking cannot see: whether two writes to
+// different keys were given the same revision, or whether a read's header revision is
+// consistent with the writes to other keys (a cross-key check, like the one etcd's
+// robustness model makes over the whole store, would catch those).
+//
+// The state keeps the least store revision consistent with everything linearized so far
+// (`floor`) and the key's mod_revision as an interval: a write whose outcome is unknown (or
+// whose revision was not recorded) took some revision above the floor, narrowed later by
+// what reads observe. Choosing every unknown revision as small as allowed is exact here,
+// because the only later constraints on it are lower bounds for newer writes and upper bounds
+// from reads, both kept in the interval.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "properties/linearizability/history.hpp"
+
+namespace hasim::linearizability {
+
+using ValueId = std::uint32_t;  // interned value; 0 = the key is absent
+inline constexpr Revision kUnbounded = std::numeric_limits<Revision>::max();
+
+struct RegisterState {
+  ValueId value = 0;
+  Revision mod_low = 0;   // the key's mod_revision lies in [mod_low, mod_high]; 0 when absent
+  Revision mod_high = 0;
+  Revision floor = 0;     // the least store revision consistent with the observations
+  auto operator<=>(const RegisterState&) const = default;
+};
+
+// A key's values as small integers, so states compare and hash cheaply; ids follow first use.
+class ValueTable {
+ public:
+  ValueId intern(const std::string& value);
+  const std::string& text(ValueId id) const;
+
+ private:
+  std::map<std::string, ValueId> ids_;
+  std::vector<std::string> texts_;
+};
+
+// An operation in the model's terms (values interned). `known` is false when the outcome is
+// unknown: then no output is checked.
+struct ModelOp {
+  OpKind kind = OpKind::get;
+  bool known = true;
+  ValueId input_value = 0;
+  Revision expected = 0;
+  bool succeeded = false;
+  bool found = false;
+  ValueId output_value = 0;
+  Revision mod_revision = 0;
+  Revision revision = 0;
+};
+
+ModelOp compile(const Operation& op, ValueTable& values);
+
+// The legal successors of `state` under `op`: none (the operation cannot happen here), or one
+// or two. An operation with an unknown outcome may also have had no effect at all (Knossos's
+// reading of :info), so its first successor is then `state` itself.
+struct Successors {
+  std::array<RegisterState, 2> states{};
+  std::size_t count = 0;
+};
+Successors step(const RegisterState& state, const ModelOp& op);
+
+// "value \"v1\" mod_revision 7, store revision >= 9" for explanations.
+std::string describe(const RegisterState& state, const ValueTable& values);
+
+}  // namespace hasim::linearizability
