@@ -101,7 +101,7 @@ void apply(Store& store, Operation& op, Rng& rng) {
     out.succeeded = false;
     return;
   }
-  out.succeeded = true;
+  out.succeeded = op.kind != OpKind::put;  // a plain put has no succeeded flag
   if (op.kind == OpKind::put || op.kind == OpKind::cas_put) {
     store.set(key, true, op.value);
   } else if (kv.present) {
