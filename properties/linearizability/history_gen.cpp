@@ -58,10 +58,10 @@ std::vector<Planned> plan(const HistoryShape& shape, Rng& rng) {
     op.invoke_ns = free_at[op.process] + rng.uniform_int(0, shape.gap_max_ns);
     const std::int64_t duration = rng.uniform_int(1, shape.duration_max_ns);
     free_at[op.process] = op.invoke_ns + duration;
-    const std::uint64_t roll = rng.below(100);
-    op.outcome = roll < shape.fail_percent ? Outcome::fail
-                 : roll < shape.fail_percent + shape.unknown_percent ? Outcome::unknown
-                                                                      : Outcome::ok;
+    const std::uint64_t roll = rng.below(1000);
+    op.outcome = roll < shape.fail_permille ? Outcome::fail
+                 : roll < shape.fail_permille + shape.unknown_permille ? Outcome::unknown
+                                                                        : Outcome::ok;
     op.return_ns = op.outcome == Outcome::unknown ? kNeverReturned : op.invoke_ns + duration;
     // An unknown outcome may take effect long after the client gave up on it.
     const std::int64_t reach = op.outcome == Outcome::unknown ? 3 * duration : duration;

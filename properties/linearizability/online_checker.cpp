@@ -5,6 +5,7 @@
 #include <set>
 
 #include "properties/linearizability/checker.hpp"
+#include "properties/linearizability/online_configs.hpp"
 #include "properties/linearizability/register_model.hpp"
 #include "sim/assert.hpp"
 
@@ -12,27 +13,25 @@ namespace hasim::linearizability {
 
 namespace {
 
-constexpr std::size_t kSlotWords = 4;
-constexpr std::size_t kSlotsMax = 64 * kSlotWords;  // open operations one key can track
-using Slots = std::array<std::uint64_t, kSlotWords>;
+using online::Antichain;
+using online::Config;
+using online::Slots;
+using online::clear_bit;
+using online::has;
+using online::set_bit;
+using online::kSlotsMax;
 
-bool has(const Slots& bits, std::size_t slot) {
-  return ((bits[slot / 64] >> (slot % 64)) & 1u) != 0;
-}
-void set_bit(Slots& bits, std::size_t slot) { bits[slot / 64] |= std::uint64_t{1} << (slot % 64); }
-void clear_bit(Slots& bits, std::size_t slot) {
-  bits[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
-}
-
-// A model state plus which open operations (by slot) it has already linearized.
-struct Config {
-  Slots linearized{};
-  RegisterState state;
-  auto operator<=>(const Config&) const = default;
-};
-
+// An open operation that holds a slot: an ok one until it returns, an unknown one while some
+// configuration has linearized it (or it is being tried at a return).
 struct Slot {
   bool used = false;
+  OperationId id = 0;
+  ModelOp op;
+};
+
+// An operation whose outcome is unknown and that no configuration has linearized: it is
+// pending in every configuration alike, so it needs no bit.
+struct Pending {
   OperationId id = 0;
   ModelOp op;
 };
@@ -40,25 +39,31 @@ struct Slot {
 struct KeyRun {
   ValueTable values;
   std::vector<Slot> slots;
-  std::vector<Config> configs{Config{}};  // sorted, unique
+  std::vector<Pending> pool;  // in id order
+  std::vector<Config> configs{Config{}};  // sorted, an antichain
+  Slots unknown{};  // the slots holding operations whose outcome is unknown
   bool decided = false;  // illegal or gave up: later events on this key are ignored
 };
+
+constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 
 }  // namespace
 
 struct OnlineChecker::Impl {
   Limits limits;
   std::map<std::string, KeyRun> keys;
-  std::map<OperationId, std::size_t> slot_of;  // open operation -> its slot on its key
+  std::map<OperationId, std::size_t> slot_of;  // open ok operation -> its slot on its key
   Verdict verdict;
   std::int64_t last_time_ns = 0;
   std::size_t peak_configurations = 1;
 
   void decide(const std::string& key, KeyRun& run, VerdictKind kind, std::int64_t time_ns,
               const Operation& op, std::string detail);
-  std::size_t claim_slot(KeyRun& run, const Operation& op);
-  bool extend(const KeyRun& run, std::size_t returning, std::vector<Config>& out) const;
-  void forget_unknowns(KeyRun& run);
+  std::size_t claim_slot(KeyRun& run, OperationId id, const ModelOp& op) const;
+  bool admit_observed(KeyRun& run, std::vector<std::size_t>& twin_before) const;
+  bool extend(const KeyRun& run, std::size_t returning, const std::vector<std::size_t>& twin_before,
+              std::vector<Config>& out) const;
+  void settle_unknowns(KeyRun& run) const;
 };
 
 void OnlineChecker::Impl::decide(const std::string& key, KeyRun& run, VerdictKind kind,
@@ -69,9 +74,10 @@ void OnlineChecker::Impl::decide(const std::string& key, KeyRun& run, VerdictKin
   verdict.keys[key] = kind;
   // Nothing more is checked on this key: give its memory back.
   for (Slot& slot : run.slots) {
-    if (slot.used) slot_of.erase(slot.id);
-    slot.used = false;
+    if (slot.used && slot.op.known) slot_of.erase(slot.id);
   }
+  run.slots.clear();
+  run.pool.clear();
   run.configs.clear();
   const bool first_illegal = kind == VerdictKind::illegal && verdict.kind != VerdictKind::illegal;
   if (verdict.kind != VerdictKind::linearizable && !first_illegal) return;
@@ -82,26 +88,74 @@ void OnlineChecker::Impl::decide(const std::string& key, KeyRun& run, VerdictKin
   verdict.detail = std::move(detail);
 }
 
-std::size_t OnlineChecker::Impl::claim_slot(KeyRun& run, const Operation& op) {
+// The lowest free slot, or kNoSlot when the key already tracks max_open operations.
+std::size_t OnlineChecker::Impl::claim_slot(KeyRun& run, OperationId id, const ModelOp& op) const {
   std::size_t slot = 0;
   while (slot < run.slots.size() && run.slots[slot].used) ++slot;
-  if (slot >= std::min(limits.max_open, kSlotsMax)) return kSlotsMax;
+  if (slot >= std::min(limits.max_open, kSlotsMax)) return kNoSlot;
   if (slot == run.slots.size()) run.slots.emplace_back();
-  run.slots[slot] = Slot{true, op.id, compile(op, run.values)};
-  slot_of[op.id] = slot;
+  run.slots[slot] = Slot{true, id, op};
+  if (!op.known) set_bit(run.unknown, slot);
   return slot;
+}
+
+// Before a return: moves every pending unknown operation that an open operation could
+// observe (Observers, register_model.hpp) into a slot, so the search may linearize it; the
+// others are left out of the search, which is what keeps long-pending unknown outcomes
+// cheap. Fills twin_before: for an unknown slot, the previous slot holding an identical
+// unknown operation (interchangeable: only the first not yet linearized needs trying).
+// False when no slot was free.
+bool OnlineChecker::Impl::admit_observed(KeyRun& run, std::vector<std::size_t>& twin_before) const {
+  Revision floor_min = kUnbounded;
+  bool some_absent = false;
+  for (const Config& c : run.configs) {
+    floor_min = std::min(floor_min, c.state.floor);
+    some_absent = some_absent || c.state.value == 0;
+  }
+  Observers observers;
+  for (const Slot& slot : run.slots) {
+    if (slot.used) observers.add(slot.op, floor_min, some_absent);
+  }
+  for (const Pending& p : run.pool) observers.add(p.op, floor_min, some_absent);
+  observers.finish();
+  std::vector<Pending> left;
+  for (const Pending& p : run.pool) {
+    if (!observers.observes(p.op)) {
+      left.push_back(p);
+    } else if (claim_slot(run, p.id, p.op) == kNoSlot) {
+      return false;
+    }
+  }
+  run.pool = std::move(left);
+  twin_before.assign(run.slots.size(), kNoSlot);
+  for (std::size_t slot = 0; slot < run.slots.size(); ++slot) {
+    const ModelOp& op = run.slots[slot].op;
+    if (!run.slots[slot].used || op.known) continue;
+    for (std::size_t before = slot; before-- > 0;) {
+      const ModelOp& other = run.slots[before].op;
+      if (!run.slots[before].used || other.known) continue;
+      if (other.kind != op.kind || other.input_value != op.input_value) continue;
+      if (other.expected != op.expected) continue;
+      twin_before[slot] = before;
+      break;
+    }
+  }
+  return true;
 }
 
 // Every configuration extended by any order of other open operations and then the returning
 // one (or kept as it is when it linearized the returning one earlier), with the returning
 // slot cleared. Orders that place other operations after the returning one are left out: a
-// later return generates them from the configurations kept here. Breadth first over (linearized set, state), each
-// reached once. False when the limit on configurations was reached.
+// later return generates them from the configurations kept here. Breadth first; a
+// configuration another one dominates is not explored. False when the work passed
+// max_configurations.
 bool OnlineChecker::Impl::extend(const KeyRun& run, std::size_t returning,
+                                 const std::vector<std::size_t>& twin_before,
                                  std::vector<Config>& out) const {
-  std::set<Config> seen(run.configs.begin(), run.configs.end());
+  Antichain seen(run.unknown);
+  for (const Config& c : run.configs) seen.insert(c);
   std::vector<Config> work = run.configs;
-  std::set<Config> done;
+  Antichain done(run.unknown);
   for (std::size_t i = 0; i < work.size(); ++i) {
     Config c = work[i];
     if (has(c.linearized, returning)) {
@@ -116,37 +170,55 @@ bool OnlineChecker::Impl::extend(const KeyRun& run, std::size_t returning,
     for (std::size_t slot = 0; slot < run.slots.size(); ++slot) {
       const Slot& other = run.slots[slot];
       if (slot == returning || !other.used || has(c.linearized, slot)) continue;
+      const std::size_t twin = twin_before[slot];
+      if (twin != kNoSlot && !has(c.linearized, twin)) continue;
       const Successors next = step(c.state, other.op);
       for (std::size_t s = 0; s < next.count; ++s) {
         // Taking no effect is the same as staying unlinearized: not a new configuration.
         if (!other.op.known && next.states[s] == c.state) continue;
         Config n{c.linearized, next.states[s]};
         set_bit(n.linearized, slot);
-        if (seen.insert(n).second) work.push_back(n);
+        if (seen.insert(n)) work.push_back(n);
       }
     }
-    if (seen.size() > limits.max_configurations) return false;
+    if (work.size() > limits.max_configurations) return false;
     if (done.size() > limits.max_configurations) return false;
   }
-  out.assign(done.begin(), done.end());
+  out = done.sorted();
   return true;
 }
 
-// An unknown outcome never returns; once every configuration has linearized it, no
-// configuration can depend on it any more, so its slot is freed.
-void OnlineChecker::Impl::forget_unknowns(KeyRun& run) {
+// After a return, for each unknown operation holding a slot (counted as linearized where it
+// can no longer take effect): linearized by every
+// configuration, nothing can depend on it any more (it is forgotten); by none, it goes back
+// to the pool. A pooled compare that can no longer take effect anywhere is forgotten too.
+void OnlineChecker::Impl::settle_unknowns(KeyRun& run) const {
   for (std::size_t slot = 0; slot < run.slots.size(); ++slot) {
     Slot& s = run.slots[slot];
     if (!s.used || s.op.known) continue;
-    const bool everywhere = std::all_of(run.configs.begin(), run.configs.end(),
-                                        [slot](const Config& c) { return has(c.linearized, slot); });
-    if (!everywhere) continue;
+    // Where it can no longer take effect, it counts as linearized without effect: otherwise
+    // configurations that differ only in which dead compare they used would never merge.
+    for (Config& c : run.configs) {
+      if (!can_still_apply(s.op, c.state)) set_bit(c.linearized, slot);
+    }
+    const auto linearized = [slot](const Config& c) { return has(c.linearized, slot); };
+    const bool everywhere = std::all_of(run.configs.begin(), run.configs.end(), linearized);
+    const bool nowhere = std::none_of(run.configs.begin(), run.configs.end(), linearized);
+    if (!everywhere && !nowhere) continue;
     for (Config& c : run.configs) clear_bit(c.linearized, slot);
-    slot_of.erase(s.id);
+    clear_bit(run.unknown, slot);
+    if (nowhere) run.pool.push_back({s.id, s.op});
     s.used = false;
   }
-  std::sort(run.configs.begin(), run.configs.end());
-  run.configs.erase(std::unique(run.configs.begin(), run.configs.end()), run.configs.end());
+  std::erase_if(run.pool, [&run](const Pending& p) {
+    return std::none_of(run.configs.begin(), run.configs.end(),
+                        [&p](const Config& c) { return can_still_apply(p.op, c.state); });
+  });
+  std::sort(run.pool.begin(), run.pool.end(),
+            [](const Pending& a, const Pending& b) { return a.id < b.id; });
+  Antichain kept(run.unknown);
+  for (const Config& c : run.configs) kept.insert(c);
+  run.configs = kept.sorted();
 }
 
 OnlineChecker::OnlineChecker(Limits limits) : impl_(std::make_unique<Impl>()) {
@@ -165,11 +237,19 @@ void OnlineChecker::invoke(const Operation& op) {
   KeyRun& run = impl_->keys[op.key];
   impl_->verdict.keys.emplace(op.key, VerdictKind::linearizable);
   if (run.decided) return;
-  if (impl_->claim_slot(run, op) == kSlotsMax) {
-    impl_->decide(op.key, run, VerdictKind::gave_up, op.invoke_ns, op,
-                  "more than " + std::to_string(std::min(impl_->limits.max_open, kSlotsMax)) +
-                      " operations open at once");
+  const ModelOp model_op = compile(op, run.values);
+  if (op.outcome == Outcome::unknown) {
+    run.pool.push_back({op.id, model_op});  // no configuration has linearized it yet
+    return;
   }
+  const std::size_t slot = impl_->claim_slot(run, op.id, model_op);
+  if (slot != kNoSlot) {
+    impl_->slot_of[op.id] = slot;
+    return;
+  }
+  impl_->decide(op.key, run, VerdictKind::gave_up, op.invoke_ns, op,
+                "more than " + std::to_string(std::min(impl_->limits.max_open, kSlotsMax)) +
+                    " operations open at once");
 }
 
 namespace {
@@ -190,7 +270,7 @@ std::string describe_output(const Operation& op) {
 }
 
 std::string describe_unexplained(const Operation& op, const KeyRun& run) {
-  std::size_t open = 0;
+  std::size_t open = run.pool.size();
   for (const Slot& slot : run.slots) open += slot.used ? 1 : 0;
   std::string text = "operation " + std::to_string(op.id) + " (process " +
                      std::to_string(op.process) + ", " + std::string(op_kind_name(op.kind)) +
@@ -218,8 +298,15 @@ void OnlineChecker::complete(const Operation& op) {
   const std::size_t slot = slot_it->second;
   HASIM_ASSERT(run.slots[slot].used);
   HASIM_ASSERT(run.slots[slot].id == op.id);
+  std::vector<std::size_t> twin_before;
   std::vector<Config> next;
-  if (!impl_->extend(run, slot, next)) {
+  if (!impl_->admit_observed(run, twin_before)) {
+    impl_->decide(op.key, run, VerdictKind::gave_up, op.return_ns, op,
+                  "more than " + std::to_string(std::min(impl_->limits.max_open, kSlotsMax)) +
+                      " operations to track at the return of operation " + std::to_string(op.id));
+    return;
+  }
+  if (!impl_->extend(run, slot, twin_before, next)) {
     impl_->decide(op.key, run, VerdictKind::gave_up, op.return_ns, op,
                   "more than " + std::to_string(impl_->limits.max_configurations) +
                       " configurations at the return of operation " + std::to_string(op.id));
@@ -233,14 +320,21 @@ void OnlineChecker::complete(const Operation& op) {
   run.slots[slot].used = false;
   impl_->slot_of.erase(op.id);
   run.configs = std::move(next);
-  impl_->forget_unknowns(run);
+  impl_->settle_unknowns(run);
   impl_->peak_configurations = std::max(impl_->peak_configurations, run.configs.size());
   HASIM_ASSERT(!run.configs.empty());
 }
 
 const Verdict& OnlineChecker::verdict() const { return impl_->verdict; }
 
-std::size_t OnlineChecker::open_operations() const { return impl_->slot_of.size(); }
+std::size_t OnlineChecker::open_operations() const {
+  std::size_t total = 0;
+  for (const auto& [key, run] : impl_->keys) {
+    total += run.pool.size();
+    for (const Slot& slot : run.slots) total += slot.used ? 1 : 0;
+  }
+  return total;
+}
 
 std::size_t OnlineChecker::configurations() const {
   std::size_t total = 0;

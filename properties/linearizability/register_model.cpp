@@ -144,6 +144,47 @@ Successors step(const RegisterState& state, const ModelOp& op) {
   return out;
 }
 
+bool covers(const RegisterState& wide, const RegisterState& narrow) {
+  if (wide.value != narrow.value) return false;
+  if (wide.floor > narrow.floor) return false;
+  return wide.mod_low <= narrow.mod_low && wide.mod_high >= narrow.mod_high;
+}
+
+void Observers::add(const ModelOp& op, Revision floor_min, bool some_absent) {
+  const bool compare = is_compare(op.kind);
+  if (!op.known) {
+    if (compare && op.expected == 0) absence = true;
+    if (compare && op.expected > floor_min) presence = true;
+    return;
+  }
+  const bool reads = op.kind == OpKind::get || (compare && !op.succeeded);
+  if (reads && op.found) values.push_back(op.output_value);
+  if (reads && !op.found) absence = true;
+  if (compare && op.succeeded && op.expected == 0) absence = true;
+  if (compare && op.succeeded && op.expected > floor_min) presence = true;
+  if (op.kind == OpKind::del && !op.succeeded) absence = true;
+  if (op.kind == OpKind::del && op.succeeded && some_absent) presence = true;
+}
+
+void Observers::finish() {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+}
+
+bool Observers::observes(const ModelOp& unknown) const {
+  HASIM_ASSERT(!unknown.known);
+  if (unknown.kind == OpKind::del || unknown.kind == OpKind::cas_delete) return absence;
+  HASIM_ASSERT(unknown.kind == OpKind::put || unknown.kind == OpKind::cas_put);
+  return presence || std::binary_search(values.begin(), values.end(), unknown.input_value);
+}
+
+bool can_still_apply(const ModelOp& unknown, const RegisterState& state) {
+  HASIM_ASSERT(!unknown.known);
+  if (!is_compare(unknown.kind) || unknown.expected == 0) return true;
+  if (unknown.expected > state.floor) return true;
+  return unknown.expected >= state.mod_low && unknown.expected <= state.mod_high;
+}
+
 std::string describe(const RegisterState& state, const ValueTable& values) {
   std::string text = state.value == 0 ? "absent" : "value \"" + values.text(state.value) + "\"";
   if (state.value != 0 && state.mod_low == state.mod_high) {

@@ -80,6 +80,34 @@ struct Successors {
 };
 Successors step(const RegisterState& state, const ModelOp& op);
 
+// Whether `wide` allows everything `narrow` allows: the same value, a floor no higher and a
+// mod_revision interval that contains narrow's. Every operation legal from `narrow` is legal
+// from `wide`, and their successors keep the relation (the checks are lower bounds on the
+// floor and interval membership), so a search may drop `narrow` when it keeps `wide`.
+bool covers(const RegisterState& wide, const RegisterState& narrow);
+
+// What the open operations of a key could observe of an unknown outcome's effect. An unknown
+// write that nothing open can observe may be left out of every order the online checker
+// tries: dropping it from a legal order leaves a legal order whose state covers the other's
+// (a lower floor, the same later writes). Observers: reads of a value (its writers matter),
+// operations that need the key present while some configuration has it absent (deletes that
+// deleted, compares on a revision above the floor: only a write still to come can take it),
+// and operations that need it absent (reads of nothing, compares on 0, deletes that deleted
+// nothing). Over-approximating is safe; it only costs search.
+struct Observers {
+  std::vector<ValueId> values;  // sorted, unique after finish()
+  bool presence = false;
+  bool absence = false;
+  void add(const ModelOp& op, Revision floor_min, bool some_absent);
+  void finish();
+  bool observes(const ModelOp& unknown) const;  // could anything see this write take effect?
+};
+
+// Whether an unknown outcome can still take effect from `state` or any state after it: a
+// compare on a revision other than 0 cannot once the floor has passed it and the key's
+// mod_revision is known not to be it (every later write takes a higher revision).
+bool can_still_apply(const ModelOp& unknown, const RegisterState& state);
+
 // "value \"v1\" mod_revision 7, store revision >= 9" for explanations.
 std::string describe(const RegisterState& state, const ValueTable& values);
 

@@ -38,8 +38,8 @@ TEST_CASE("history files round-trip, as a document and as JSON Lines", "[lineari
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     HistoryShape shape;
     shape.operations = 60;
-    shape.fail_percent = 10;
-    shape.unknown_percent = 10;
+    shape.fail_permille = 100;
+    shape.unknown_permille = 100;
     hasim::Rng rng(seed);
     const History history = generate_history(shape, rng);
     const ReadResult document = read_history_json(write_history_json(history));

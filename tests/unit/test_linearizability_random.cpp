@@ -20,8 +20,8 @@ HistoryShape draw_shape(Mutation mutation) {
   shape.operations = *rc::gen::inRange<std::uint32_t>(0, 40);
   shape.duration_max_ns = *rc::gen::inRange<std::int64_t>(1, 200);
   shape.gap_max_ns = *rc::gen::inRange<std::int64_t>(0, 100);
-  shape.fail_percent = *rc::gen::inRange<std::uint32_t>(0, 20);
-  shape.unknown_percent = *rc::gen::inRange<std::uint32_t>(0, 20);
+  shape.fail_permille = *rc::gen::inRange<std::uint32_t>(0, 200);
+  shape.unknown_permille = *rc::gen::inRange<std::uint32_t>(0, 200);
   shape.mutation = mutation;
   return shape;
 }
