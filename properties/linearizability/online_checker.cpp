@@ -112,11 +112,17 @@ bool OnlineChecker::Impl::admit_observed(KeyRun& run, std::vector<std::size_t>& 
     floor_min = std::min(floor_min, c.state.floor);
     some_absent = some_absent || c.state.value == 0;
   }
+  // The key may be absent somewhere in the orders searched if it is now, or if one delete
+  // can follow another (a deleted key written again by an unknown write, then deleted).
+  std::size_t deleters = 0;
+  for (const Slot& slot : run.slots) deleters += slot.used && may_delete(slot.op) ? 1 : 0;
+  for (const Pending& p : run.pool) deleters += may_delete(p.op) ? 1 : 0;
+  const bool may_be_absent = some_absent || deleters >= 2;
   Observers observers;
   for (const Slot& slot : run.slots) {
-    if (slot.used) observers.add(slot.op, floor_min, some_absent);
+    if (slot.used) observers.add(slot.op, floor_min, may_be_absent);
   }
-  for (const Pending& p : run.pool) observers.add(p.op, floor_min, some_absent);
+  for (const Pending& p : run.pool) observers.add(p.op, floor_min, may_be_absent);
   observers.finish();
   std::vector<Pending> left;
   for (const Pending& p : run.pool) {

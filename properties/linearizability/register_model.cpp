@@ -150,7 +150,12 @@ bool covers(const RegisterState& wide, const RegisterState& narrow) {
   return wide.mod_low <= narrow.mod_low && wide.mod_high >= narrow.mod_high;
 }
 
-void Observers::add(const ModelOp& op, Revision floor_min, bool some_absent) {
+bool may_delete(const ModelOp& op) {
+  if (op.kind != OpKind::del && op.kind != OpKind::cas_delete) return false;
+  return !op.known || op.succeeded;
+}
+
+void Observers::add(const ModelOp& op, Revision floor_min, bool may_be_absent) {
   const bool compare = is_compare(op.kind);
   if (!op.known) {
     if (compare && op.expected == 0) absence = true;
@@ -163,7 +168,7 @@ void Observers::add(const ModelOp& op, Revision floor_min, bool some_absent) {
   if (compare && op.succeeded && op.expected == 0) absence = true;
   if (compare && op.succeeded && op.expected > floor_min) presence = true;
   if (op.kind == OpKind::del && !op.succeeded) absence = true;
-  if (op.kind == OpKind::del && op.succeeded && some_absent) presence = true;
+  if (op.kind == OpKind::del && op.succeeded && may_be_absent) presence = true;
 }
 
 void Observers::finish() {

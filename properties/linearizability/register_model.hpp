@@ -93,15 +93,19 @@ bool covers(const RegisterState& wide, const RegisterState& narrow);
 // operations that need the key present while some configuration has it absent (deletes that
 // deleted, compares on a revision above the floor: only a write still to come can take it),
 // and operations that need it absent (reads of nothing, compares on 0, deletes that deleted
-// nothing). Over-approximating is safe; it only costs search.
+// nothing). "Some configuration has it absent" must hold of the whole order searched, not
+// only of its start: the caller passes true as soon as two open operations could delete.
+// Over-approximating is safe; it only costs search.
 struct Observers {
   std::vector<ValueId> values;  // sorted, unique after finish()
   bool presence = false;
   bool absence = false;
-  void add(const ModelOp& op, Revision floor_min, bool some_absent);
+  void add(const ModelOp& op, Revision floor_min, bool may_be_absent);
   void finish();
   bool observes(const ModelOp& unknown) const;  // could anything see this write take effect?
 };
+// Whether the operation may delete the key (then a later one may need it present again).
+bool may_delete(const ModelOp& op);
 
 // Whether an unknown outcome can still take effect from `state` or any state after it: a
 // compare on a revision other than 0 cannot once the floor has passed it and the key's
