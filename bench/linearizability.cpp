@@ -55,9 +55,10 @@ int main(int argc, char** argv) {
     open_max = std::max(open_max, checker.open_operations());
   }
   print("online", seconds_since(start), history.operations.size(), checker.verdict());
-  std::printf("           at most %zu operations open, %zu configurations on one key; %zu held "
-              "at the end\n",
-              open_max, checker.peak_configurations(), checker.configurations());
+  std::printf(
+      "           at most %zu operations open, %zu configurations on one key; %zu held "
+      "at the end\n",
+      open_max, checker.peak_configurations(), checker.configurations());
   start = std::chrono::steady_clock::now();
   const Verdict offline = check_offline(history);
   print("offline", seconds_since(start), history.operations.size(), offline);

@@ -22,13 +22,20 @@
 //    operations still open are already linearized (Lowe's just-in-time linearization). At a
 //    return it extends every configuration by any order of other open operations followed by
 //    the returning one, keeps those, and forgets the returned operation: no configuration can
-//    depend on it any more. An operation with an unknown outcome never returns; it is
-//    forgotten once every configuration has linearized it. So memory is bounded by the
-//    operations still open, but the configurations are up to (open operations)! orders
-//    collapsed into at most 2^open x states: exponential in the number of operations open at
-//    once on one key. `Limits::max_configurations` bounds that; reaching it yields
-//    VerdictKind::gave_up for the key, never a silent pass. The verdict is illegal at the
-//    first return no configuration explains, with that event's time.
+//    depend on it any more. Three prunings keep this small, each exact: a configuration
+//    another one dominates is dropped (its state is covered and it used no unknown outcome
+//    the other did not: online_configs.hpp); an unknown outcome that no open operation could
+//    observe is not tried (register_model.hpp, Observers); one that can no longer take effect
+//    counts as linearized. An unknown outcome never returns: it is forgotten once every
+//    configuration has linearized it, and held without a bit while none has.
+//    Bounds: memory is the open operations plus the configurations, and nothing of the
+//    operations that returned. Configurations are up to 2^(open operations) x states:
+//    exponential in the operations open at once on one key, and unknown outcomes stay open
+//    for good (they may take effect at any later time), so many of them on one key, with
+//    deletes that need the key present again, can still blow it up. `Limits` bounds both the
+//    configurations and the slots; reaching either yields VerdictKind::gave_up for the key,
+//    never a silent pass. The verdict is illegal at the first return no configuration
+//    explains, with that event's time.
 //
 // Both must agree on every history (tests/unit/test_linearizability*.cpp cross-checks them).
 #include <cstddef>
@@ -49,7 +56,9 @@ std::string_view verdict_kind_name(VerdictKind kind);  // "linearizable", "illeg
 struct Limits {
   // Online: configurations one key may hold (and explore at one return) before giving up.
   std::size_t max_configurations = 1u << 16;
-  // Online: operations open at once on one key (the linearized-set bitset's width).
+  // Online: operations one key tracks in slots at once: ok operations still open, and
+  // unknown outcomes some configuration has linearized or a return is trying (at most 256,
+  // the linearized-set bitset's width).
   std::size_t max_open = 256;
   // Offline: search steps (linearize or backtrack) per key before giving up.
   std::uint64_t max_search_steps = 50'000'000;

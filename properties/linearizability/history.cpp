@@ -14,8 +14,8 @@ constexpr std::array<std::string_view, 5> kKindNames{"get", "put", "delete", "ca
 constexpr std::array<std::string_view, 3> kOutcomeNames{"ok", "fail", "unknown"};
 
 std::string where(const Operation& op) {
-  return "operation " + std::to_string(op.id) + " (process " + std::to_string(op.process) +
-         ", " + std::string(op_kind_name(op.kind)) + " " + op.key + ")";
+  return "operation " + std::to_string(op.id) + " (process " + std::to_string(op.process) + ", " +
+         std::string(op_kind_name(op.kind)) + " " + op.key + ")";
 }
 
 }  // namespace
@@ -32,22 +32,30 @@ std::string_view outcome_name(Outcome outcome) {
   return kOutcomeNames[index];
 }
 
+namespace {
+
+// The index of `text` among `names`, or names.size().
+template <std::size_t N>
+std::size_t index_of(const std::array<std::string_view, N>& names, std::string_view text) {
+  std::size_t i = 0;
+  while (i < N && names[i] != text) ++i;
+  return i;
+}
+
+}  // namespace
+
 bool parse_op_kind(std::string_view text, OpKind& kind) {
-  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] != text) continue;
-    kind = static_cast<OpKind>(i);
-    return true;
-  }
-  return false;
+  const std::size_t index = index_of(kKindNames, text);
+  if (index == kKindNames.size()) return false;
+  kind = static_cast<OpKind>(index);
+  return true;
 }
 
 bool parse_outcome(std::string_view text, Outcome& outcome) {
-  for (std::size_t i = 0; i < kOutcomeNames.size(); ++i) {
-    if (kOutcomeNames[i] != text) continue;
-    outcome = static_cast<Outcome>(i);
-    return true;
-  }
-  return false;
+  const std::size_t index = index_of(kOutcomeNames, text);
+  if (index == kOutcomeNames.size()) return false;
+  outcome = static_cast<Outcome>(index);
+  return true;
 }
 
 bool is_write(OpKind kind) { return kind != OpKind::get; }
@@ -92,13 +100,14 @@ std::vector<std::string> validate(const History& history) {
     if (is_compare(op.kind) && op.expected_mod_revision < 0) {
       errors.push_back(at + ": expected_mod_revision must not be negative");
     }
-    const bool failed_compare = op.outcome == Outcome::ok && is_compare(op.kind) &&
-                                !op.output.succeeded;
+    const bool failed_compare =
+        op.outcome == Outcome::ok && is_compare(op.kind) && !op.output.succeeded;
     // The Else-Get of a failed compare always returns the key's mod_revision; without it
     // the checker could not tell "the compare failed" from "the compare should have held".
     if (failed_compare && op.output.found && op.output.mod_revision == 0) {
-      errors.push_back(at + ": output.mod_revision is needed when the compare failed on a "
-                            "present key");
+      errors.push_back(at +
+                       ": output.mod_revision is needed when the compare failed on a "
+                       "present key");
     }
   }
   return errors;

@@ -52,11 +52,11 @@ struct Output {
 };
 
 struct Operation {
-  OperationId id = 0;     // its index in History::operations
+  OperationId id = 0;         // its index in History::operations
   std::uint32_t process = 0;  // the client (Porcupine's ClientId, Jepsen's :process)
   std::string key;
   OpKind kind = OpKind::get;
-  std::string value;             // put, cas-put: the value written
+  std::string value;                   // put, cas-put: the value written
   Revision expected_mod_revision = 0;  // cas-put, cas-delete: the compare's ModRevision
   std::int64_t invoke_ns = 0;
   std::int64_t return_ns = 0;  // kNeverReturned when the outcome is unknown
@@ -70,11 +70,11 @@ struct History {
   bool operator==(const History&) const = default;
 };
 
-std::string_view op_kind_name(OpKind kind);  // "get", "put", "delete", "cas-put", "cas-delete"
+std::string_view op_kind_name(OpKind kind);      // "get", "put", "delete", "cas-put", "cas-delete"
 std::string_view outcome_name(Outcome outcome);  // "ok", "fail", "unknown"
 bool parse_op_kind(std::string_view text, OpKind& kind);
 bool parse_outcome(std::string_view text, Outcome& outcome);
-bool is_write(OpKind kind);  // every kind but get
+bool is_write(OpKind kind);    // every kind but get
 bool is_compare(OpKind kind);  // cas-put, cas-delete
 
 // An operation as a checker sees it: one event in time order. Calls sort before returns at

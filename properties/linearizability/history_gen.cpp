@@ -59,9 +59,9 @@ std::vector<Planned> plan(const HistoryShape& shape, Rng& rng) {
     const std::int64_t duration = rng.uniform_int(1, shape.duration_max_ns);
     free_at[op.process] = op.invoke_ns + duration;
     const std::uint64_t roll = rng.below(1000);
-    op.outcome = roll < shape.fail_permille ? Outcome::fail
+    op.outcome = roll < shape.fail_permille                            ? Outcome::fail
                  : roll < shape.fail_permille + shape.unknown_permille ? Outcome::unknown
-                                                                        : Outcome::ok;
+                                                                       : Outcome::ok;
     op.return_ns = op.outcome == Outcome::unknown ? kNeverReturned : op.invoke_ns + duration;
     // An unknown outcome may take effect long after the client gave up on it.
     const std::int64_t reach = op.outcome == Outcome::unknown ? 3 * duration : duration;

@@ -26,8 +26,8 @@ struct HistoryShape {
   std::uint32_t clients = 3;
   std::uint32_t keys = 2;
   std::uint32_t operations = 30;
-  std::int64_t duration_max_ns = 100;  // an operation takes 1..duration_max_ns
-  std::int64_t gap_max_ns = 50;        // a client waits 0..gap_max_ns between operations
+  std::int64_t duration_max_ns = 100;   // an operation takes 1..duration_max_ns
+  std::int64_t gap_max_ns = 50;         // a client waits 0..gap_max_ns between operations
   std::uint32_t fail_permille = 50;     // operations that fail, per thousand
   std::uint32_t unknown_permille = 50;  // operations whose outcome is unknown
   Mutation mutation = Mutation::none;

@@ -13,17 +13,20 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kOperationFields{
-    "id", "process", "key", "op", "value", "expected_mod_revision", "invoke_ns", "return_ns",
-    "outcome", "output"};
+    "id",        "process",   "key",     "op",    "value", "expected_mod_revision",
+    "invoke_ns", "return_ns", "outcome", "output"};
 const std::vector<std::string> kOutputFields{"succeeded", "found", "value", "mod_revision",
                                              "revision"};
 
 bool takes_value(OpKind kind) { return kind == OpKind::put || kind == OpKind::cas_put; }
 
+// Written in the order the format documents (history_json.hpp), not sorted by name.
+using ordered = nlohmann::ordered_json;
+
 // The output fields an operation defines (history.hpp, Output), in a fixed order.
-json output_json(const Operation& op) {
+ordered output_json(const Operation& op) {
   const Output& o = op.output;
-  json out = json::object();
+  ordered out = ordered::object();
   const bool reads = op.kind == OpKind::get || (is_compare(op.kind) && !o.succeeded);
   if (op.kind == OpKind::del || is_compare(op.kind)) out["succeeded"] = o.succeeded;
   if (reads) {
@@ -35,8 +38,8 @@ json output_json(const Operation& op) {
   return out;
 }
 
-json operation_json(const Operation& op) {
-  json j = json::object();
+ordered operation_json(const Operation& op) {
+  ordered j = ordered::object();
   j["id"] = op.id;
   j["process"] = op.process;
   j["key"] = op.key;
@@ -119,9 +122,10 @@ Output read_output(const json& j, const std::string& place, std::vector<std::str
 void read_kind_and_outcome(Reader& r, Operation& op) {
   const std::string kind = r.text("op", true);
   if (r.has("op") && !parse_op_kind(kind, op.kind)) {
-    r.fail("op", "unknown operation \"" + kind + "\" (expected get, put, delete, cas-put or "
-                 "cas-delete)" + did_you_mean(kind, {"get", "put", "delete", "cas-put",
-                                                     "cas-delete"}));
+    r.fail("op", "unknown operation \"" + kind +
+                     "\" (expected get, put, delete, cas-put or "
+                     "cas-delete)" +
+                     did_you_mean(kind, {"get", "put", "delete", "cas-put", "cas-delete"}));
   }
   const std::string outcome = r.text("outcome", true);
   if (r.has("outcome") && !parse_outcome(outcome, op.outcome)) {

@@ -12,29 +12,33 @@
 // register_model.hpp's step; Jepsen (jepsen.history) writes each operation as two maps, an
 // :invoke and its completion, in one time-ordered list.
 //
-//  field                  | meaning                       | Porcupine           | Jepsen
-//  -----------------------+-------------------------------+---------------------+------------------
-//  id                     | index in the list (optional)  | index in []Operation| (:index of maps)
-//  process                | client id, integer >= 0       | ClientId            | :process
-//  key                    | etcd key, string              | Input.Key           | :value [key _]
-//  op                     | get, put, delete, cas-put,    | Input.Op            | :f :read, :write,
-//                         | cas-delete                    |                     | :delete, :cas,
-//                         |                               |                     | :cas-delete
-//  value                  | put, cas-put: value written   | Input.Value         | :value [key v]
-//  expected_mod_revision  | cas-*: If ModRevision(key)==  | Input.ExpectedRev   | :value [key [rev v]]
-//  invoke_ns              | virtual ns at invocation      | Call                | :time of :invoke
-//  return_ns              | virtual ns at completion;     | Return; unknown:    | :time of :ok/:fail;
-//                         | absent when outcome unknown   | math.MaxInt64       | :info at history end
-//  outcome                | ok, fail, unknown             | ok: kept; fail:     | :type :ok, :fail,
-//                         |                               | dropped; unknown:   | :info
-//                         |                               | Return = MaxInt64   |
-//  output.found           | get/failed cas: key present   | Output.Found        | :value [key nil]
-//  output.value           | get/failed cas: value read    | Output.Value        | :value [key v]
-//  output.mod_revision    | get/failed cas: key's         | Output.ModRevision  | :mod-revision
-//                         | mod_revision                  |                     |
-//  output.succeeded       | delete: a key was deleted;    | Output.Succeeded    | :succeeded?
-//                         | cas-*: the compare held       |                     |
-//  output.revision        | response header revision      | Output.Revision     | :revision
+//  field                 | meaning                      | Porcupine          | Jepsen
+//  ----------------------+------------------------------+--------------------+-----------------
+//  id                    | index in the list (optional) | slice index        | :index (events)
+//  process               | client id, integer >= 0      | ClientId           | :process
+//  key                   | etcd key, string             | Input.Key          | :value [key _]
+//  op                    | get, put, delete, cas-put,   | Input.Op           | :f :read :write
+//                        | cas-delete                   |                    | :delete :cas
+//                        |                              |                    | :cas-delete
+//  value                 | put, cas-put: value written  | Input.Value        | :value [key v]
+//  expected_mod_revision | cas-*: If ModRevision(key)== | Input.Expected     | :value
+//                        |                              |                    | [key [rev v]]
+//  invoke_ns             | virtual ns at invocation     | Call               | :time, :invoke
+//  return_ns             | virtual ns at completion;    | Return; unknown:   | :time of the
+//                        | absent when unknown          | math.MaxInt64      | completion
+//  outcome               | ok, fail, unknown            | ok: kept; fail:    | :type :ok :fail
+//                        |                              | left out           | :info (at the
+//                        |                              |                    | history's end)
+//  output.found          | get / failed cas: present    | Output.Found       | :value [key nil]
+//  output.value          | get / failed cas: value read | Output.Value       | :value [key v]
+//  output.mod_revision   | get / failed cas: the key's  | Output.ModRevision | :mod-revision
+//                        | mod_revision                 |                    |
+//  output.succeeded      | delete: a key was deleted;   | Output.Succeeded   | :deleted 1 / 0;
+//                        | cas-*: the compare held      |                    | cas: :ok, or
+//                        |                              |                    | :fail :error
+//                        |                              |                    | :compare-failed
+//                        |                              |                    | :observed {...}
+//  output.revision       | response header revision     | Output.Revision    | :revision
 //
 // `output` is present only when outcome is ok, and carries only the fields its op defines
 // (history.hpp, Output). Failed operations stay in the file (they are part of what clients
@@ -57,13 +61,14 @@
 // Porcupine: Operation{ClientId: 1, Input: {CasPut, kcm, "a", 0}, Call: 1000,
 //   Output: {Succeeded: true, Revision: 5}, Return: 3000}; {2, {Get, kcm}, 2000,
 //   {Found: true, "a", ModRevision: 5, Revision: 5}, 4000}; {3, {Put, kcm, "b"}, 5000, {},
-//   math.MaxInt64}. Jepsen (to_jepsen_edn):
-//   {:index 0, :type :invoke, :process 1, :f :cas, :value ["/registry/leases/kcm" [0 "a"]], :time 1000}
-//   {:index 1, :type :invoke, :process 2, :f :read, :value ["/registry/leases/kcm" nil], :time 2000}
-//   {:index 2, :type :ok, :process 1, :f :cas, :value [... [0 "a"]], :time 3000, :revision 5}
-//   {:index 3, :type :ok, :process 2, :f :read, :value [... "a"], :time 4000, :mod-revision 5, ...}
-//   {:index 4, :type :invoke, :process 3, :f :write, :value [... "b"], :time 5000}
-//   {:index 5, :type :info, :process 3, :f :write, :value [... "b"], :time 5000}
+//   math.MaxInt64}. Jepsen (to_jepsen_edn; K stands for "/registry/leases/kcm"):
+//   {:index 0, :type :invoke, :process 1, :f :cas, :value [K [0 "a"]], :time 1000}
+//   {:index 1, :type :invoke, :process 2, :f :read, :value [K nil], :time 2000}
+//   {:index 2, :type :ok, :process 1, :f :cas, :value [K [0 "a"]], :time 3000, :revision 5}
+//   {:index 3, :type :ok, :process 2, :f :read, :value [K "a"], :time 4000, :revision 5,
+//    :mod-revision 5}
+//   {:index 4, :type :invoke, :process 3, :f :write, :value [K "b"], :time 5000}
+//   {:index 5, :type :info, :process 3, :f :write, :value [K "b"], :time 5000}
 //
 // Jepsen's own checkers read the values (Knossos's cas-register and Elle's rw-register
 // compare values, not revisions), so on the EDN they check a weaker, value-only model; the

@@ -26,11 +26,16 @@ std::string edn_string(const std::string& text) {
 // Knossos and Jepsen's etcd tests name register operations :read, :write and :cas.
 std::string edn_f(OpKind kind) {
   switch (kind) {
-    case OpKind::get: return ":read";
-    case OpKind::put: return ":write";
-    case OpKind::del: return ":delete";
-    case OpKind::cas_put: return ":cas";
-    case OpKind::cas_delete: return ":cas-delete";
+    case OpKind::get:
+      return ":read";
+    case OpKind::put:
+      return ":write";
+    case OpKind::del:
+      return ":delete";
+    case OpKind::cas_put:
+      return ":cas";
+    case OpKind::cas_delete:
+      return ":cas-delete";
   }
   HASIM_ASSERT(false);
   return {};
@@ -42,7 +47,8 @@ std::string edn_value(const Operation& op, bool completed) {
   if (op.kind == OpKind::put || op.kind == OpKind::cas_put) inner = edn_string(op.value);
   const bool read_ok = completed && op.kind == OpKind::get && op.output.found;
   if (read_ok) inner = edn_string(op.output.value);
-  if (is_compare(op.kind)) inner = "[" + std::to_string(op.expected_mod_revision) + " " + inner + "]";
+  if (is_compare(op.kind))
+    inner = "[" + std::to_string(op.expected_mod_revision) + " " + inner + "]";
   return "[" + edn_string(op.key) + " " + inner + "]";
 }
 
@@ -54,7 +60,8 @@ std::string edn_observed(const Operation& op) {
   if (op.kind == OpKind::del) out += o.succeeded ? ", :deleted 1" : ", :deleted 0";
   const bool compare_failed = is_compare(op.kind) && !o.succeeded;
   if (compare_failed) {
-    out += ", :error :compare-failed, :observed {:found? " + std::string(o.found ? "true" : "false");
+    out +=
+        ", :error :compare-failed, :observed {:found? " + std::string(o.found ? "true" : "false");
     if (o.found) out += ", :value " + edn_string(o.value);
     if (o.found) out += ", :mod-revision " + std::to_string(o.mod_revision);
     out += "}";

@@ -176,8 +176,8 @@ Verdict check_offline(const History& history, const Limits& limits) {
     KeyResult result = check_key(ops, limits);
     verdict.keys[key] = result.kind;
     if (result.kind == VerdictKind::linearizable) continue;
-    const bool first_illegal = verdict.kind != VerdictKind::illegal &&
-                               result.kind == VerdictKind::illegal;
+    const bool first_illegal =
+        verdict.kind != VerdictKind::illegal && result.kind == VerdictKind::illegal;
     if (verdict.kind != VerdictKind::linearizable && !first_illegal) continue;
     verdict.kind = result.kind;
     verdict.key = key;

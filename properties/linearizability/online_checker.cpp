@@ -14,12 +14,12 @@ namespace hasim::linearizability {
 namespace {
 
 using online::Antichain;
-using online::Config;
-using online::Slots;
 using online::clear_bit;
+using online::Config;
 using online::has;
-using online::set_bit;
 using online::kSlotsMax;
+using online::set_bit;
+using online::Slots;
 
 // An open operation that holds a slot: an ok one until it returns, an unknown one while some
 // configuration has linearized it (or it is being tried at a return).
@@ -39,9 +39,9 @@ struct Pending {
 struct KeyRun {
   ValueTable values;
   std::vector<Slot> slots;
-  std::vector<Pending> pool;  // in id order
+  std::vector<Pending> pool;              // in id order
   std::vector<Config> configs{Config{}};  // sorted, an antichain
-  Slots unknown{};  // the slots holding operations whose outcome is unknown
+  Slots unknown{};                        // the slots holding operations whose outcome is unknown
   bool decided = false;  // illegal or gave up: later events on this key are ignored
 };
 
@@ -279,10 +279,10 @@ std::string describe_unexplained(const Operation& op, const KeyRun& run) {
   std::size_t open = run.pool.size();
   for (const Slot& slot : run.slots) open += slot.used ? 1 : 0;
   std::string text = "operation " + std::to_string(op.id) + " (process " +
-                     std::to_string(op.process) + ", " + std::string(op_kind_name(op.kind)) +
-                     " " + op.key + ") returned at " + std::to_string(op.return_ns) +
-                     " ns with " + describe_output(op) + ": no order of the " +
-                     std::to_string(open) + " open operations explains it; the key was";
+                     std::to_string(op.process) + ", " + std::string(op_kind_name(op.kind)) + " " +
+                     op.key + ") returned at " + std::to_string(op.return_ns) + " ns with " +
+                     describe_output(op) + ": no order of the " + std::to_string(open) +
+                     " open operations explains it; the key was";
   const std::size_t shown = std::min<std::size_t>(run.configs.size(), 3);
   for (std::size_t i = 0; i < shown; ++i) {
     text += (i == 0 ? " " : " or ") + describe(run.configs[i].state, run.values);

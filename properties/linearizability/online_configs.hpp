@@ -22,7 +22,9 @@ using Slots = std::array<std::uint64_t, kSlotWords>;
 inline bool has(const Slots& bits, std::size_t slot) {
   return ((bits[slot / 64] >> (slot % 64)) & 1u) != 0;
 }
-inline void set_bit(Slots& bits, std::size_t slot) { bits[slot / 64] |= std::uint64_t{1} << (slot % 64); }
+inline void set_bit(Slots& bits, std::size_t slot) {
+  bits[slot / 64] |= std::uint64_t{1} << (slot % 64);
+}
 inline void clear_bit(Slots& bits, std::size_t slot) {
   bits[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
 }
@@ -73,7 +75,8 @@ class Antichain {
   std::size_t size() const { return size_; }
   std::vector<Config> sorted() const {
     std::vector<Config> all;
-    for (const auto& [group_key, group] : groups_) all.insert(all.end(), group.begin(), group.end());
+    for (const auto& [group_key, group] : groups_)
+      all.insert(all.end(), group.begin(), group.end());
     std::sort(all.begin(), all.end());
     HASIM_ASSERT(all.size() == size_);
     return all;

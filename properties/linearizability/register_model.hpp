@@ -38,9 +38,9 @@ inline constexpr Revision kUnbounded = std::numeric_limits<Revision>::max();
 
 struct RegisterState {
   ValueId value = 0;
-  Revision mod_low = 0;   // the key's mod_revision lies in [mod_low, mod_high]; 0 when absent
+  Revision mod_low = 0;  // the key's mod_revision lies in [mod_low, mod_high]; 0 when absent
   Revision mod_high = 0;
-  Revision floor = 0;     // the least store revision consistent with the observations
+  Revision floor = 0;  // the least store revision consistent with the observations
   auto operator<=>(const RegisterState&) const = default;
 };
 

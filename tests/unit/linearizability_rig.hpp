@@ -15,8 +15,8 @@ namespace hasim::linearizability::rig {
 struct HistoryBuilder {
   History history;
 
-  Operation& add(std::uint32_t process, const std::string& key, OpKind kind,
-                 std::int64_t invoke_ns, std::int64_t return_ns) {
+  Operation& add(std::uint32_t process, const std::string& key, OpKind kind, std::int64_t invoke_ns,
+                 std::int64_t return_ns) {
     Operation op;
     op.id = static_cast<OperationId>(history.operations.size());
     op.process = process;

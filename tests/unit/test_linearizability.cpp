@@ -4,8 +4,8 @@
 #include "linearizability_rig.hpp"
 
 using namespace hasim::linearizability;
-using rig::HistoryBuilder;
 using rig::check_both;
+using rig::HistoryBuilder;
 using rig::verdict_of;
 
 namespace {
@@ -108,8 +108,7 @@ TEST_CASE("Knossos cas-register: a read after a successful cas sees it", "[linea
   CHECK(verdict_of(h.history) == kIllegal);
 }
 
-TEST_CASE("unknown outcomes may or may not have happened, at any later time",
-          "[linearizability]") {
+TEST_CASE("unknown outcomes may or may not have happened, at any later time", "[linearizability]") {
   HistoryBuilder seen;
   seen.put_unknown(0, "x", "a", 0).get(1, "x", 100, 110, "a");
   CHECK(verdict_of(seen.history) == kOk);
@@ -136,8 +135,7 @@ TEST_CASE("unknown outcomes may or may not have happened, at any later time",
 // Found by the RapidCheck cross-check: two deletes that both deleted, open together with a
 // read of nothing, while the key is present. Only "write lost?, delete, write lost?, delete"
 // explains them, so an unknown write must be tried although nothing is absent yet.
-TEST_CASE("two deletes that both deleted need an unknown write between them",
-          "[linearizability]") {
+TEST_CASE("two deletes that both deleted need an unknown write between them", "[linearizability]") {
   HistoryBuilder h;
   h.put(0, "x", "v3", 0, 10, 5).put_unknown(1, "x", "v4", 20).put_unknown(2, "x", "v5", 25);
   h.get(3, "x", 40, 67, std::nullopt, 0, 9).del(4, "x", 41, 70, true, 7);

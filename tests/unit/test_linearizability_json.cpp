@@ -62,23 +62,50 @@ TEST_CASE("the worked example reads and is linearizable", "[linearizability]") {
   CHECK(result.history.operations[0].expected_mod_revision == 0);
   CHECK(check_online(result.history).kind == VerdictKind::linearizable);
   CHECK(check_offline(result.history).kind == VerdictKind::linearizable);
-  CHECK(write_history_json(result.history).find(
-            R"({"expected_mod_revision":0,"id":0,"invoke_ns":1000,"key":"/registry/leases/kcm",)")
-        != std::string::npos);
+  // Written back in the documented field order, one operation per line.
+  const std::string k = R"("key":"/registry/leases/kcm",)";
+  CHECK(write_history_json(result.history) ==
+        R"({"format":"hasim-history","version":1,"operations":[)"
+        "\n"
+        R"({"id":0,"process":1,)" +
+            k +
+            R"("op":"cas-put","value":"a","expected_mod_revision":0,)"
+            R"("invoke_ns":1000,"return_ns":3000,"outcome":"ok",)"
+            R"("output":{"succeeded":true,"revision":5}},)"
+            "\n"
+            R"({"id":1,"process":2,)" +
+            k +
+            R"("op":"get","invoke_ns":2000,"return_ns":4000,)"
+            R"("outcome":"ok","output":{"found":true,"value":"a","mod_revision":5,"revision":5}},)"
+            "\n"
+            R"({"id":2,"process":3,)" +
+            k +
+            R"("op":"put","value":"b","invoke_ns":5000,)"
+            R"("outcome":"unknown"})"
+            "\n]}\n");
 }
 
 TEST_CASE("the worked example as Jepsen EDN", "[linearizability]") {
   const History history = read_history_json(kWorkedExample).history;
   const std::string k = "\"/registry/leases/kcm\"";
-  CHECK(to_jepsen_edn(history) ==
-        "{:index 0, :type :invoke, :process 1, :f :cas, :value [" + k + " [0 \"a\"]], :time 1000}\n"
-        "{:index 1, :type :invoke, :process 2, :f :read, :value [" + k + " nil], :time 2000}\n"
-        "{:index 2, :type :ok, :process 1, :f :cas, :value [" + k + " [0 \"a\"]], :time 3000, "
-        ":revision 5}\n"
-        "{:index 3, :type :ok, :process 2, :f :read, :value [" + k + " \"a\"], :time 4000, "
-        ":revision 5, :mod-revision 5}\n"
-        "{:index 4, :type :invoke, :process 3, :f :write, :value [" + k + " \"b\"], :time 5000}\n"
-        "{:index 5, :type :info, :process 3, :f :write, :value [" + k + " \"b\"], :time 5000}\n");
+  CHECK(to_jepsen_edn(history) == "{:index 0, :type :invoke, :process 1, :f :cas, :value [" + k +
+                                      " [0 \"a\"]], :time 1000}\n"
+                                      "{:index 1, :type :invoke, :process 2, :f :read, :value [" +
+                                      k +
+                                      " nil], :time 2000}\n"
+                                      "{:index 2, :type :ok, :process 1, :f :cas, :value [" +
+                                      k +
+                                      " [0 \"a\"]], :time 3000, "
+                                      ":revision 5}\n"
+                                      "{:index 3, :type :ok, :process 2, :f :read, :value [" +
+                                      k +
+                                      " \"a\"], :time 4000, "
+                                      ":revision 5, :mod-revision 5}\n"
+                                      "{:index 4, :type :invoke, :process 3, :f :write, :value [" +
+                                      k +
+                                      " \"b\"], :time 5000}\n"
+                                      "{:index 5, :type :info, :process 3, :f :write, :value [" +
+                                      k + " \"b\"], :time 5000}\n");
 }
 
 TEST_CASE("EDN: failed compares complete with :fail, strings are escaped", "[linearizability]") {
@@ -119,25 +146,29 @@ TEST_CASE("bad history files: every error names its place and field", "[lineariz
             .front() == "operations[0].return_ns: an unknown outcome never returns");
   CHECK(errors_of(one_op(base + R"("op":"get","return_ns":2,"outcome":"ok",)"
                                 R"("output":{"revision":-3})"))
-            .front() == "operations[0].output.revision: must be an integer >= 0 (and below "
-                        "2^63 - 1)");
-  CHECK(errors_of(one_op(base + R"("op":"cas-put","value":"v","expected_mod_revision":3,"return_ns":2,)"
-                                R"("outcome":"ok",)"
-                                R"("output":{"succeeded":false,"found":true,"value":"w"})"))
-            .front() == "operation 0 (process 0, cas-put k): output.mod_revision is needed when "
-                        "the compare failed on a present key");
+            .front() ==
+        "operations[0].output.revision: must be an integer >= 0 (and below "
+        "2^63 - 1)");
+  CHECK(errors_of(one_op(base +
+                         R"("op":"cas-put","value":"v","expected_mod_revision":3,"return_ns":2,)"
+                         R"("outcome":"ok",)"
+                         R"("output":{"succeeded":false,"found":true,"value":"w"})"))
+            .front() ==
+        "operation 0 (process 0, cas-put k): output.mod_revision is needed when "
+        "the compare failed on a present key");
   CHECK(errors_of(R"({"format":"hasim","version":2,"operations":[]})") ==
         std::vector<std::string>{"format: must be \"hasim-history\"",
                                  "version: must be 1 (the only version this hasim reads)"});
   CHECK(errors_of("{\"process\":0}\nnot json\n") ==
-        std::vector<std::string>{"line 1.key: missing (a string)",
-                                 "line 1.op: missing (a string)",
+        std::vector<std::string>{"line 1.key: missing (a string)", "line 1.op: missing (a string)",
                                  "line 1.outcome: missing (a string)",
                                  "line 1.invoke_ns: missing (an integer >= 0)",
                                  "line 1.return_ns: missing (an integer >= 0)",
                                  "line 2: not a JSON object (JSON Lines: one operation per line)"});
-  CHECK(errors_of(R"({"format":"hasim-history","operations":[{]})").front().rfind(
-            "not a JSON document: [json.exception.parse_error.101] parse error at line 1, "
-            "column 42", 0) == 0);
+  CHECK(errors_of(R"({"format":"hasim-history","operations":[{]})")
+            .front()
+            .rfind("not a JSON document: [json.exception.parse_error.101] parse error at line 1, "
+                   "column 42",
+                   0) == 0);
   CHECK(errors_of(std::string("{\"a\":1}\0", 8)).front().find("NUL") != std::string::npos);
 }
