@@ -27,14 +27,19 @@ HistoryShape draw_shape(Mutation mutation) {
   return shape;
 }
 
+// A random history of a real store with `mutation` applied; its shape and seed are drawn.
+History draw_history(Mutation mutation) {
+  const HistoryShape shape = draw_shape(mutation);
+  hasim::Rng rng(*rc::gen::arbitrary<std::uint64_t>());
+  return generate_history(shape, rng);
+}
+
 }  // namespace
 
 TEST_CASE("random histories of a real store are linearizable to both checkers",
           "[linearizability]") {
   rc::prop("check_offline == check_online == linearizable", [] {
-    const HistoryShape shape = draw_shape(Mutation::none);
-    hasim::Rng rng(*rc::gen::arbitrary<std::uint64_t>());
-    const History history = generate_history(shape, rng);
+    const History history = draw_history(Mutation::none);
     const Verdict offline = check_offline(history);
     const Verdict online = check_online(history);
     RC_LOG() << describe(offline) << "\n" << describe(online) << "\n";
@@ -48,9 +53,7 @@ TEST_CASE("the checkers agree on mutated histories", "[linearizability]") {
   rc::prop("check_offline and check_online give every key one verdict", [] {
     const auto mutation = *rc::gen::element(Mutation::stale_read, Mutation::lost_write,
                                             Mutation::duplicated_write, Mutation::phantom_read);
-    const HistoryShape shape = draw_shape(mutation);
-    hasim::Rng rng(*rc::gen::arbitrary<std::uint64_t>());
-    const History history = generate_history(shape, rng);
+    const History history = draw_history(mutation);
     const Verdict offline = check_offline(history);
     const Verdict online = check_online(history);
     RC_LOG() << mutation_name(mutation) << ": " << describe(offline) << "\n"
@@ -130,9 +133,7 @@ TEST_CASE("fed live, the online checker gives the same verdict at the same time"
   rc::prop("replay_live == check_online", [] {
     const auto mutation = *rc::gen::element(Mutation::none, Mutation::stale_read,
                                             Mutation::lost_write, Mutation::phantom_read);
-    const HistoryShape shape = draw_shape(mutation);
-    hasim::Rng rng(*rc::gen::arbitrary<std::uint64_t>());
-    const History history = generate_history(shape, rng);
+    const History history = draw_history(mutation);
     const Verdict online = check_online(history);
     const Verdict live = replay_live(history, *rc::gen::inRange<std::int64_t>(0, 500));
     RC_LOG() << describe(online) << "\n" << describe(live) << "\n";
