@@ -13,6 +13,8 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <type_traits>
+#include <typeinfo>
 #include <string>
 #include <string_view>
 
@@ -47,6 +49,15 @@ struct MessageBody {
 };
 // Shared and immutable, so the network can duplicate a datagram without copying it.
 using Message = std::shared_ptr<const MessageBody>;
+
+// The body as T if it is one, else nullptr. Message types are final, so one typeid
+// comparison decides (a dynamic_cast walks the type's bases: 4% of a control-plane trial,
+// where every process tells its message kinds apart on each delivery).
+template <typename T>
+const T* message_as(const MessageBody& body) {
+  static_assert(std::is_final_v<T> && std::is_base_of_v<MessageBody, T>);
+  return typeid(body) == typeid(T) ? static_cast<const T*>(&body) : nullptr;
+}
 
 // What a process receives from the peer of a stream connection whose process stopped on a
 // live node: its OS closes the sockets (FIN/RST), one link latency later. A node going down or

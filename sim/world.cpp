@@ -406,7 +406,7 @@ std::vector<TraceField> World::flight_fields(const Flight& flight) const {
 void World::refuse(const Flight& flight) {
   if (flight.transport != Transport::stream || !nodes_[flight.to_node].up) return;
   if (processes_[flight.from].state == ProcessState::stopped) return;
-  if (dynamic_cast<const ConnectionClosed*>(flight.message.get()) != nullptr) return;
+  if (message_as<ConnectionClosed>(*flight.message) != nullptr) return;
   send(flight.to, flight.from, std::make_shared<ConnectionClosed>(), Transport::stream);
 }
 

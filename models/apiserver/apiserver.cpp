@@ -26,18 +26,17 @@ void ApiServer::on_start(Env& env) {
 }
 
 void ApiServer::on_message(Env& env, ProcessId from, const Message& message) {
-  if (dynamic_cast<const StoreNotify*>(message.get()) != nullptr) return pull_events(env);
-  if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) {
+  if (message_as<StoreNotify>(*message) != nullptr) return pull_events(env);
+  if (message_as<ConnectionClosed>(*message) != nullptr) {
     // A client went away: its watches end here; answers to its requests would go nowhere.
     std::erase_if(watchers_, [from](const Watcher& w) { return w.client == from; });
     return;
   }
-  auto request = std::dynamic_pointer_cast<const Request>(message);
-  if (request == nullptr) {
+  if (message_as<Request>(*message) == nullptr) {
     HASIM_ASSERT(hook_ != nullptr);  // only the loopback client gets answers here
     return hook_->on_message(env, message);
   }
-  receive(env, from, std::move(request));
+  receive(env, from, std::static_pointer_cast<const Request>(message));
 }
 
 void ApiServer::on_terminate(Env& env) {

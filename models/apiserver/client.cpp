@@ -86,12 +86,12 @@ void ApiClient::cancel(Env& env, ContextId context) {
 }
 
 bool ApiClient::on_message(Env& env, const Message& message) {
-  if (const auto* response = dynamic_cast<const Response*>(message.get())) {
+  if (const auto* response = message_as<Response>(*message)) {
     if (response->status == Status::gone) watches_.erase(response->id);
     complete(env, response->id, *response);
     return true;
   }
-  if (const auto* event = dynamic_cast<const WatchEvent*>(message.get())) {
+  if (const auto* event = message_as<WatchEvent>(*message)) {
     const auto it = watches_.find(event->watch);
     if (it != watches_.end()) it->second.handler(env, *event);
     return true;

@@ -12,10 +12,10 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
   HASIM_ASSERT(client_ != nullptr);
   // The apiserver's answers and watch events are most of what arrives: routed first.
   if (client_->on_message(env, message)) return;
-  if (const auto* connect = dynamic_cast<const EdgeConnect*>(message.get())) {
+  if (const auto* connect = message_as<EdgeConnect>(*message)) {
     return on_edge_connect(env, from, connect->node);
   }
-  if (dynamic_cast<const ReadyzRequest*>(message.get()) != nullptr) {
+  if (message_as<ReadyzRequest>(*message) != nullptr) {
     // electionHandler on CloudHub's HTTPS server (10002), which a standby does not run:
     // 200 when the ReadyzAdaptor's check passes, 404 otherwise; no server: refused. v1.7+
     // has no such route: 404 (kubeedge#3059).
@@ -24,22 +24,22 @@ void CloudCore::on_message(Env& env, ProcessId from, const Message& message) {
     env.send(from, std::move(answer));
     return;
   }
-  if (const auto* keepalive = dynamic_cast<const EdgeKeepalive*>(message.get())) {
+  if (const auto* keepalive = message_as<EdgeKeepalive>(*message)) {
     return on_keepalive(env, from, keepalive->node);
   }
-  if (const auto* ack = dynamic_cast<const ResourceAck*>(message.get())) {
+  if (const auto* ack = message_as<ResourceAck>(*message)) {
     if (delivery_ != nullptr && session_with(ack->node, from)) delivery_->on_ack(env, ack->node, ack->parent_msg_id);
     return;
   }
-  if (const auto* status = dynamic_cast<const NodeStatusUpdate*>(message.get())) {
+  if (const auto* status = message_as<NodeStatusUpdate>(*message)) {
     if (session_with(status->node, from)) update_node_status(env, status->node);
     return;
   }
-  if (const auto* query = dynamic_cast<const ResourceQuery*>(message.get())) {
+  if (const auto* query = message_as<ResourceQuery>(*message)) {
     if (delivery_ != nullptr && session_with(query->node, from)) delivery_->on_query(env, query->node, query->key);
     return;
   }
-  if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) {
+  if (message_as<ConnectionClosed>(*message) != nullptr) {
     for (const auto& [node, session] : sessions_) {
       if (session.edge == from) return close_session(env, node, "connection-closed", false);
     }

@@ -124,19 +124,19 @@ void EdgeHub::wait(Env& env, Phase phase, Duration after) {
 void EdgeHub::on_message(Env& env, ProcessId from, const Message& message) {
   // Only the current connection's peer matters; a late answer to an abandoned dial is dropped.
   if (!cloud_.has_value() || from != *cloud_) return;
-  if (const auto* resource = dynamic_cast<const ResourceMessage*>(message.get())) {
+  if (const auto* resource = message_as<ResourceMessage>(*message)) {
     if (phase_ == Phase::connected) on_resource(env, *resource);
     return;
   }
-  const bool closed = dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr ||
-                      dynamic_cast<const SessionClosed*>(message.get()) != nullptr;
+  const bool closed = message_as<ConnectionClosed>(*message) != nullptr ||
+                      message_as<SessionClosed>(*message) != nullptr;
   if (phase_ == Phase::dialing) {
-    if (dynamic_cast<const EdgeConnectAccepted*>(message.get()) != nullptr) {
+    if (message_as<EdgeConnectAccepted>(*message) != nullptr) {
       env.cancel_timer(*timer_);
       timer_.reset();
       return connected(env);
     }
-    if (closed || dynamic_cast<const EdgeConnectRefused*>(message.get()) != nullptr) {
+    if (closed || message_as<EdgeConnectRefused>(*message) != nullptr) {
       return dial_failed(env, "connection refused");
     }
     return;

@@ -88,14 +88,14 @@ void Keepalived::on_advert(Env& env, const VrrpAdvert& advert) {
 }
 
 void Keepalived::on_message(Env& env, ProcessId from, const Message& message) {
-  if (const auto* advert = dynamic_cast<const VrrpAdvert*>(message.get())) {
+  if (const auto* advert = message_as<VrrpAdvert>(*message)) {
     return on_advert(env, *advert);
   }
   if (!check_pending_ || from != env.process(config_.cloudcore)) return;
-  if (const auto* readyz = dynamic_cast<const ReadyzResponse*>(message.get())) {
+  if (const auto* readyz = message_as<ReadyzResponse>(*message)) {
     return check_result(env, readyz->ok);
   }
-  if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) check_result(env, false);
+  if (message_as<ConnectionClosed>(*message) != nullptr) check_result(env, false);
 }
 
 void Keepalived::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {

@@ -150,7 +150,7 @@ void Component::work(Env& env) {
 
 void Component::on_message(Env& env, ProcessId from, const Message& message) {
   HASIM_ASSERT(client_ != nullptr);
-  if (dynamic_cast<const ConnectionClosed*>(message.get()) != nullptr) {
+  if (message_as<ConnectionClosed>(*message) != nullptr) {
     return client_->on_connection_closed(env, from);
   }
   client_->on_message(env, message);

@@ -153,14 +153,10 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
 }
 
 void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
-  // Peer messages first: nearly every message is one. typeid of a final class is one
-  // comparison; a dynamic_cast walks the type's bases.
-  const MessageBody& body = *message;
-  const auto* raft = typeid(body) == typeid(RaftMessage)
-                         ? static_cast<const RaftMessage*>(message.get())
-                         : nullptr;
+  // Peer messages first: nearly every message is one.
+  const auto* raft = message_as<RaftMessage>(*message);
   if (raft == nullptr) {
-    const auto* request = dynamic_cast<const MemberRequest*>(message.get());
+    const auto* request = message_as<MemberRequest>(*message);
     // connection-closed: rafthttp redials; raft needs nothing.
     if (request == nullptr) return;
     on_member_request(env, *request);

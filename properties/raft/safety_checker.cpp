@@ -35,17 +35,17 @@ void SafetyChecker::on_leader(Member member, Term term) {
   leading_[member] = term;
   // Leader Completeness: every entry committed under an earlier term is in our log.
   const Log& log = logs_[member];
-  for (const auto& [index, committed] : committed_) {
-    if (committed.commitTerm >= term || index <= log.snapshotIndex) continue;
+  bool complete = true;
+  committed_.for_each([&](Index index, const Committed& committed) {
+    if (!complete || committed.commitTerm >= term || index <= log.snapshotIndex) return;
     std::optional<Term> have = log.term_at(index);
-    if (!have || *have != committed.entryTerm) {
-      fail("leader completeness: member " + std::to_string(member) + " became leader of term " +
-           std::to_string(term) + " without entry " + entry_text(index, committed.entryTerm) +
-           ", committed by member " + std::to_string(committed.member) + " at term " +
-           std::to_string(committed.commitTerm));
-      return;
-    }
-  }
+    if (have && *have == committed.entryTerm) return;
+    complete = false;
+    fail("leader completeness: member " + std::to_string(member) + " became leader of term " +
+         std::to_string(term) + " without entry " + entry_text(index, committed.entryTerm) +
+         ", committed by member " + std::to_string(committed.member) + " at term " +
+         std::to_string(committed.commitTerm));
+  });
 }
 
 void SafetyChecker::on_step_down(Member member) { leading_.erase(member); }
@@ -58,10 +58,23 @@ void SafetyChecker::on_restart(Member member, Index snapshotIndex, Term snapshot
   on_append(member, entries);
 }
 
+const SafetyChecker::Prefix* SafetyChecker::prefix_at(Index index, Term term) {
+  const std::vector<Prefix>* known = prefixes_.find(index);
+  if (known == nullptr) return nullptr;
+  for (const Prefix& p : *known) {
+    if (p.term == term) return &p;
+  }
+  return nullptr;
+}
+
 void SafetyChecker::check_log_matching(Member member, Index index, const Slot& slot) {
-  auto [it, inserted] = prefixes_.emplace(std::pair{index, slot.term}, std::pair{slot.prefix, member});
-  if (!inserted && it->second.first != slot.prefix) {
-    fail("log matching: members " + std::to_string(it->second.second) + " and " +
+  const Prefix* known = prefix_at(index, slot.term);
+  if (known == nullptr) {
+    prefixes_.emplace(index, {}).first->push_back(Prefix{slot.term, slot.prefix, member});
+    return;
+  }
+  if (known->prefix != slot.prefix) {
+    fail("log matching: members " + std::to_string(known->member) + " and " +
          std::to_string(member) + " both hold entry " + entry_text(index, slot.term) +
          " but their logs differ before it");
   }
@@ -105,10 +118,12 @@ void SafetyChecker::on_snapshot(Member member, Index index, Term term) {
   Log& log = logs_[member];
   // The snapshot's prefix is whatever log held (index, term); with none known yet (the
   // bootstrap snapshot every member starts from), (index, term) stands for it.
-  auto known = prefixes_.find(std::pair{index, term});
+  const Prefix* known = prefix_at(index, term);
   const std::uint64_t prefix =
-      known != prefixes_.end() ? known->second.first : fnv1a_word(fnv1a_word(kFnvOffset, index), term);
-  if (known == prefixes_.end()) prefixes_.emplace(std::pair{index, term}, std::pair{prefix, member});
+      known != nullptr ? known->prefix : fnv1a_word(fnv1a_word(kFnvOffset, index), term);
+  if (known == nullptr) {
+    prefixes_.emplace(index, {}).first->push_back(Prefix{term, prefix, member});
+  }
   if (index <= log.last() && log.term_at(index) == term) {
     // The snapshot covers a prefix we hold: compact it, keep the rest.
     log.slots.erase(log.slots.begin(),
@@ -132,24 +147,24 @@ void SafetyChecker::on_commit(Member member, Index commit, Term term) {
     const Term entryTerm = *log.term_at(index);
     auto [it, inserted] = committed_.emplace(index, Committed{entryTerm, term, member});
     if (inserted) continue;
-    if (it->second.entryTerm != entryTerm) {
+    if (it->entryTerm != entryTerm) {
       fail("state machine safety: member " + std::to_string(member) + " committed entry " +
-           entry_text(index, entryTerm) + " where member " + std::to_string(it->second.member) +
-           " committed " + entry_text(index, it->second.entryTerm));
+           entry_text(index, entryTerm) + " where member " + std::to_string(it->member) +
+           " committed " + entry_text(index, it->entryTerm));
       return;
     }
-    if (term < it->second.commitTerm) it->second.commitTerm = term;
+    if (term < it->commitTerm) it->commitTerm = term;
   }
 }
 
 void SafetyChecker::on_apply(Member member, const LogEntry& entry) {
   auto [it, inserted] = applied_.emplace(entry.index, std::pair{entry, member});
   if (inserted) return;
-  const LogEntry& other = it->second.first;
+  const LogEntry& other = it->first;
   if (other.term != entry.term || other.payload != entry.payload) {
     fail("state machine safety: member " + std::to_string(member) + " applied " +
          entry_text(entry.index, entry.term) + " where member " +
-         std::to_string(it->second.second) + " applied " + entry_text(other.index, other.term) +
+         std::to_string(it->second) + " applied " + entry_text(other.index, other.term) +
          (other.term == entry.term ? " with other data" : ""));
   }
 }
