@@ -113,11 +113,12 @@ void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
   trace_world(trace_kind::kClockRate, slot.name, {{"rate_ppb", rate_ppb}});
 }
 
-std::uint64_t World::partition(std::vector<DirectedEdge> cut) {
+std::uint64_t World::partition(std::vector<DirectedEdge> cut, std::vector<TraceField> shape) {
   const std::string description = describe_cut(cut, *this);
   const std::uint64_t id = network_.reachability().add_cut(std::move(cut));
-  trace_world(trace_kind::kPartition, {},
-              {{"cut", static_cast<std::int64_t>(id)}, {"edges", description}});
+  std::vector<TraceField> fields{{"cut", static_cast<std::int64_t>(id)}, {"edges", description}};
+  for (TraceField& field : shape) fields.push_back(std::move(field));
+  trace_world(trace_kind::kPartition, {}, std::move(fields));
   drop_unreachable_connections();
   return id;
 }
