@@ -91,10 +91,12 @@ void World::node_up(NodeId node) {
 
 void World::clock_step(NodeId node, Duration delta) {
   NodeSlot& slot = nodes_.at(node);
+  const std::int64_t was_ns = slot.clock.wall(now()).ns;
   slot.clock.step(now(), delta);
   // Timers run on the monotonic clock, which a step does not move: nothing to reschedule.
+  // The readings before and after, for properties/kernel/clock_steps.hpp.
   trace_world(trace_kind::kClockStep, slot.name,
-              {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
+              {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}, {"was_ns", was_ns}});
 }
 
 void World::clock_rate(NodeId node, std::int64_t rate_ppb) {

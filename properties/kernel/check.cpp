@@ -1,13 +1,14 @@
-// The kernel's property, partition-respected, and `hasim check`'s choices among the kernel's
-// fault kinds: crash, pause, node-down, the three partition shapes, clock steps and rates,
-// dropped connections, and the disk faults (disk loss, slow disk, full disk, pod deletion)
-// where a process mounts a volume. Each draws exactly the
-// RapidCheck values in the order listed, so a seed gives the same schedule on every machine.
+// The kernel's properties, partition-respected and clock-steps, and `hasim check`'s choices
+// among the kernel's fault kinds: crash, pause, node-down, the three partition shapes, clock
+// steps and rates, dropped connections, and the disk faults (disk loss, slow disk, full disk,
+// pod deletion) where a process mounts a volume. Each draws exactly the RapidCheck values in
+// the order listed, so a seed gives the same schedule on every machine.
 #include "properties/kernel/check.hpp"
 
 #include <algorithm>
 #include <rapidcheck.h>
 
+#include "properties/kernel/clock_steps.hpp"
 #include "properties/kernel/partition_respected.hpp"
 #include "sim/assert.hpp"
 
@@ -149,6 +150,10 @@ std::unique_ptr<Property> partition_respected(const std::string& spec, std::opti
   return std::make_unique<PartitionRespected>(spec);
 }
 
+std::unique_ptr<Property> clock_steps(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<ClockSteps>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& kernel_check_system() {
@@ -161,6 +166,10 @@ const CheckSystem& kernel_check_system() {
             "partition's definition (isolate, groups, one way) gives it",
             "nothing: it judges the kernel's network itself"},
            partition_respected},
+          {{"clock-steps", "",
+            "a clock step moves its node's wall clock by exactly the step asked for",
+            "nothing: it judges the kernel's clocks"},
+           clock_steps},
       },
       {
           {"crash", has_processes, crash, [](const FaultSpec& f) { return f.kind == "crash"; }},
