@@ -355,7 +355,8 @@ const CheckSystem& control_plane_check_system() {
             "leaseTransitions rises by one when an elector becomes holder and never otherwise, "
             "and acquireTime changes only at a change of holder; (e) a Coordinated Leader "
             "Election candidate never makes itself holder; (f) no LeaseCandidate is deleted "
-            "within its validity of its last renewal",
+            "within its validity of its last renewal; (g) the election controller pings no "
+            "candidate renewed within electionDuration",
             "all writers are client-go electors, the election controller or CLE candidates "
             "(no fallbackAfter, which is not upstream); the LeaseCandidate collector's wall "
             "clock runs less than 10 min ahead of a candidate's (its rule compares the two); "

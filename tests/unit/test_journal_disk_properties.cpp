@@ -40,6 +40,15 @@ struct Feed {
   Property& property;
 };
 
+// Write 1 and its fsync at 10 ms, write 2 at 12 ms, the fsync's completion at 14 ms.
+void fsync_done_with_a_write_waiting(Feed& f) {
+  f.recovered(0);
+  f.journal(10, jk::kWrite, {{"seq", std::int64_t{1}}});
+  f.journal(10, jk::kFsync, {{"covers", std::int64_t{1}}});
+  f.journal(12, jk::kWrite, {{"seq", std::int64_t{2}}});
+  f.journal(14, jk::kSynced, {{"covers", std::int64_t{1}}, {"written", std::int64_t{2}}});
+}
+
 }  // namespace
 
 TEST_CASE("disk-semantics and group-commit hold for the journal through disk faults",
@@ -117,11 +126,7 @@ TEST_CASE("group-commit: the next fsync is due when one completes with writes wa
           "[journal]") {
   GroupCommit property("group-commit");
   Feed f(property);
-  f.recovered(0);
-  f.journal(10, jk::kWrite, {{"seq", std::int64_t{1}}});
-  f.journal(10, jk::kFsync, {{"covers", std::int64_t{1}}});
-  f.journal(12, jk::kWrite, {{"seq", std::int64_t{2}}});
-  f.journal(14, jk::kSynced, {{"covers", std::int64_t{1}}, {"written", std::int64_t{2}}});
+  fsync_done_with_a_write_waiting(f);
   f.journal(14, jk::kAck, {{"seq", std::int64_t{1}}});  // not judged
   f.journal(14, jk::kFsync, {{"covers", std::int64_t{2}}});
   f.journal(16, jk::kWrite, {{"seq", std::int64_t{3}}});
@@ -136,11 +141,7 @@ TEST_CASE("group-commit: the next fsync is due when one completes with writes wa
 TEST_CASE("group-commit: a journal that crashes owes nothing", "[journal]") {
   GroupCommit property("group-commit");
   Feed f(property);
-  f.recovered(0);
-  f.journal(10, jk::kWrite, {{"seq", std::int64_t{1}}});
-  f.journal(10, jk::kFsync, {{"covers", std::int64_t{1}}});
-  f.journal(12, jk::kWrite, {{"seq", std::int64_t{2}}});
-  f.journal(14, jk::kSynced, {{"covers", std::int64_t{1}}, {"written", std::int64_t{2}}});
+  fsync_done_with_a_write_waiting(f);
   f.journal(14, trace_kind::kCrash, {{"reason", std::string("node-down")}});
   f.recovered(20);
   f.journal(30, jk::kWrite, {{"seq", std::int64_t{1}}});
