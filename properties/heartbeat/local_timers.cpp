@@ -1,6 +1,7 @@
 #include "properties/heartbeat/local_timers.hpp"
 
 #include "models/demo/trace_kinds.hpp"
+#include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
 namespace hasim {
@@ -30,6 +31,7 @@ void LocalTimers::on_sent(const TraceEvent& event, Detector& detector) {
   const std::int64_t local_ns = event.int_field("local_ns");
   const bool timer_round = event.int_field("seq") > 1 && detector.last_local_ns.has_value();
   if (timer_round) {
+    HASIM_ASSERT(detector.interval.ns > 0);  // detector-config comes first in each start
     const Duration gap{local_ns - *detector.last_local_ns};
     const bool early = gap < detector.interval;
     const bool late = gap > detector.interval + kResolution && !detector.paused_since;

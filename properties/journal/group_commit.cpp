@@ -1,6 +1,7 @@
 #include "properties/journal/group_commit.hpp"
 
 #include "models/journal/trace_kinds.hpp"
+#include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
 namespace hasim {
@@ -16,6 +17,7 @@ bool GroupCommit::wants(std::string_view kind) const {
 void GroupCommit::on_event(const TraceEvent& event) {
   if (event.proc != "journal" || !wants(event.kind)) return;  // acks come between: not judged
   Journal& journal = journals_[std::string(event.node) + "/journal"];
+  HASIM_ASSERT(!journal.owes_sync || journal.owes_sync->at <= event.t);  // trace order
   if (journal.owes_sync) {
     const Owed owed = std::move(*journal.owes_sync);
     journal.owes_sync.reset();
