@@ -24,16 +24,17 @@ void CrashLoopBackoff::on_event(const TraceEvent& event) {
   const Duration chosen{event.int_field("after_ns")};
   if (chosen > allowed) {
     std::vector<std::string> causes;
-    if (it != entries_.end()) causes.push_back(it->second.last);
+    std::string why;
+    if (it != entries_.end()) {
+      causes.push_back(it->second.last);
+      const Duration ran = event.t - it->second.last_update;
+      if (fresh) why = ": its last restart was " + format_duration(ran) + " before, more than ";
+      if (fresh) why += format_duration(reset);
+    }
     causes.push_back(describe_event(event));
     violate(event.t,
             "the kubelet restarts " + container + " after " + format_duration(chosen) +
-                ", longer than CrashLoopBackOff allows (" + format_duration(allowed) +
-                (fresh && it != entries_.end()
-                     ? ": its last restart was " + format_duration(event.t - it->second.last_update) +
-                           " before, more than " + format_duration(reset)
-                     : std::string()) +
-                ")",
+                ", longer than CrashLoopBackOff allows (" + format_duration(allowed) + why + ")",
             std::move(causes));
   }
   Entry& entry = entries_[container];

@@ -23,7 +23,8 @@ bool DiskSemantics::wants(std::string_view kind) const {
 
 void DiskSemantics::on_event(const TraceEvent& event) {
   if (event.kind == trace_kind::kDiskFull) {
-    const std::string disk = std::string(event.node) + "/" + std::string(event.string_field("disk"));
+    const std::string disk =
+        std::string(event.node) + "/" + std::string(event.string_field("disk"));
     const TraceValue* full = event.find("full");
     HASIM_ASSERT(full != nullptr && std::holds_alternative<bool>(*full));
     if (std::get<bool>(*full)) {

@@ -331,7 +331,8 @@ void apply_partition(World& world, const Scenario&, const FaultSpec& fault,
   } else {
     const auto cut = cut_of(world, fault);
     const std::vector<TraceField> shape = shape_of(fault);
-    world.at(TrueTime{fault.at.ns}, [w, cut, shape, cut_id] { *cut_id = w->partition(cut, shape); });
+    world.at(TrueTime{fault.at.ns},
+             [w, cut, shape, cut_id] { *cut_id = w->partition(cut, shape); });
   }
   if (const auto until = until_of(fault)) world.at(*until, [w, cut_id] { w->heal(*cut_id); });
 }
