@@ -68,6 +68,7 @@ LeaseProtocol::Write parse_lease_write(const TraceEvent& event) {
   } else {
     w.candidate = true;
     w.renew = event.int_field("renew", api::kNilTime);
+    w.ping = event.int_field("ping", api::kNilTime);
   }
   return w;
 }
@@ -127,6 +128,7 @@ void LeaseProtocol::on_write(const Write& w) {
   if (it != objects_.end()) {
     if (w.has_record && it->second.has_record && w.verb != "delete") check_record(w, it->second);
     if (w.candidate && w.verb == "delete") check_gc(w, it->second);
+    if (w.candidate && w.verb == "update") check_ping(w, it->second);
   }
   if (w.has_record && w.verb == "create") check_coordinated(w, "");
   store(w);
@@ -147,6 +149,7 @@ void LeaseProtocol::store(const Write& w) {
   s.record = w.record;
   s.raw = w.raw;
   s.renew = w.renew;
+  s.ping = w.ping;
   HASIM_ASSERT(objects_.at(w.object).rv == w.rv);
 }
 
@@ -287,6 +290,20 @@ void LeaseProtocol::check_gc(const Write& w, const Stored& before) {
        w.user + " deleted it " + seconds_of(age) + " after its last renewal, within its " +
            seconds_of(election::kLeaseCandidateValidDuration) + " validity (less " +
            seconds_of(kGcClockAllowance) + " for clock skew)");
+}
+
+// (g) The election controller's ping (reconcileElectionStep, step 3: it sets pingTime on the
+// candidates it needs an ack from) skips a candidate whose renewTime + electionDuration is
+// after its own clock, the pingTime it writes: that candidate is acked already.
+void LeaseProtocol::check_ping(const Write& w, const Stored& before) {
+  if (!controllers_.contains(w.user) || w.ping == before.ping || w.ping == api::kNilTime) return;
+  if (before.renew == api::kNilTime) return;
+  const Duration since{w.ping - before.renew};
+  if (since >= election::kElectionDuration) return;
+  fail(w, "(g) needless ping of",
+       w.user + " (election controller) pinged it " + seconds_of(since) +
+           " after its renewTime, within electionDuration " +
+           seconds_of(election::kElectionDuration) + ": a candidate that fresh is acked");
 }
 
 }  // namespace hasim

@@ -20,7 +20,11 @@
 //       acquire, no takeover): tryCoordinatedRenew only renews, the controller elects;
 //   (f) the LeaseCandidate garbage collector (every 30 min) deletes no candidate renewed within
 //       its 30 min validity, less kGcClockAllowance for wall-clock skew: upstream compares the
-//       candidate's renewTime with the collector's wall clock.
+//       candidate's renewTime with the collector's wall clock;
+//   (g) the election controller pings only a candidate that has not renewed within
+//       electionDuration (5s) of the ping, by the renewTime it holds and its own clock (the
+//       pingTime it writes): a fresh candidate counts as acked (reconcileElectionStep), and a
+//       needless ping delays the election by a round trip to every candidate.
 // From the trace: lease-write and lease-read (models/apiserver/lease_trace.hpp), clock-rate
 // (each node's clock rate, for (c)), component-start (coordinated candidates) and
 // cle-controller-start (the controller's identity). A writer's node is the first half of its
@@ -61,6 +65,7 @@ class LeaseProtocol final : public Property {
     std::string raw;  // the bytes an elector compares (observedRawRecord)
     bool candidate = false;  // a LeaseCandidate
     std::int64_t renew = 0;  // a LeaseCandidate's renewTime (kNilTime if unset)
+    std::int64_t ping = 0;   // ... and its pingTime (kNilTime if unset)
   };
 
  private:
@@ -70,6 +75,7 @@ class LeaseProtocol final : public Property {
     election::LeaderElectionRecord record;
     std::string raw;
     std::int64_t renew = 0;    // a LeaseCandidate's renewTime
+    std::int64_t ping = 0;     // ... and its pingTime
     TrueTime renewed_at{};     // ... and when its last renewal was committed
   };
   // What a writer was served of one object.
@@ -90,6 +96,7 @@ class LeaseProtocol final : public Property {
   void check_counters(const Write& w, const Stored& before);
   void check_coordinated(const Write& w, const std::string& before_holder);
   void check_gc(const Write& w, const Stored& before);
+  void check_ping(const Write& w, const Stored& before);
   void store(const Write& w);
   LocalTime monotonic_of(const std::string& writer, TrueTime t) const;
   void fail(const Write& w, std::string rule, std::string detail);

@@ -37,7 +37,7 @@ std::string named(const std::string& process, const std::string& version) {
 
 bool SkewPolicy::wants(std::string_view kind) const {
   return kind == api::trace_kind::kComponentStart || kind == trace_kind::kCrash ||
-         kind == trace_kind::kExit;
+         kind == trace_kind::kExit || kind == api::trace_kind::kLeaseWrite;
 }
 
 void SkewPolicy::on_event(const TraceEvent& event) {
@@ -50,6 +50,7 @@ void SkewPolicy::on_event(const TraceEvent& event) {
     maybe_close_window(event.t);
     return;
   }
+  if (event.kind == api::trace_kind::kLeaseWrite) return check_candidate(event);
   if (event.kind != api::trace_kind::kComponentStart) return;
   const std::string_view component = event.string_field("component");
   if (component != kApiserver && !is_controller(component)) return;
@@ -65,6 +66,7 @@ void SkewPolicy::on_event(const TraceEvent& event) {
     r.apiservers.push_back(std::string(event.node) + "/" + std::string(kApiserver));
   }
   r.cause = describe_event(event);
+  r.identity = std::string(event.string_field("identity"));
   const std::string process = process_of(event);
   running_[process] = r;
   // A restart replaces the process's old entry, which may have been what violated.
@@ -77,6 +79,32 @@ void SkewPolicy::on_event(const TraceEvent& event) {
 }
 
 void SkewPolicy::finish(TrueTime end) { close_open_windows(end); }
+
+// A LeaseCandidate's create or update by its own component (not the controller's ping, which
+// keeps what an earlier incarnation published) against that running component. An instant:
+// the next renewal may publish the right versions.
+void SkewPolicy::check_candidate(const TraceEvent& event) {
+  constexpr std::string_view kPrefix = "LeaseCandidate ";
+  const std::string_view object = event.string_field("object");
+  const std::string_view verb = event.string_field("verb");
+  if (!object.starts_with(kPrefix) || (verb != "create" && verb != "update")) return;
+  const std::string_view name = object.substr(object.find('/') + 1);
+  if (event.string_field("user") != name) return;
+  for (const auto& [process, r] : running_) {
+    if (r.identity != name) continue;
+    const std::string emulation = r.emulation.empty() ? r.version : r.emulation;
+    const std::string_view binary = event.string_field("binary");
+    const std::string_view published = event.string_field("emulation");
+    if (binary == r.version && published == emulation) return;
+    const std::string detail = "skew-policy: " + process + "'s LeaseCandidate publishes binary " +
+                               std::string(binary) + " emulating " + std::string(published) +
+                               ", but it runs " + r.version + " emulating " + emulation +
+                               " (KEP-4355: the controller ranks candidates by what they publish)";
+    close_window(open_window(event.t, detail), event.t);
+    violate(event.t, detail, {r.cause, describe_event(event)});
+    return;
+  }
+}
 
 // The window lasts while some running component breaks a rule (bounded by the components).
 void SkewPolicy::maybe_close_window(TrueTime now) {

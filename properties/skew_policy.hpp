@@ -10,9 +10,14 @@
 //    running one, leader or not (a follower's elector talks to the apiserver too), against
 //    every serving kube-apiserver it may send requests to: its own node's (kubeadm points
 //    them at the local endpoint), or, behind a load balancer, every one in its list;
-//  - compatibility versions (KEP-4330): no component emulates a version above its binary's.
+//  - compatibility versions (KEP-4330): no component emulates a version above its binary's;
+//  - what the election controller ranks by (KEP-4355): a LeaseCandidate, as its component
+//    creates or renews it, publishes that component's binary and emulation versions
+//    (client-go tools/leaderelection/leasecandidate.go NewCandidate takes both from the
+//    component), else the controller ranks a version that does not run.
 //
-// From the trace: component-start {component, version, emulation, apiservers} until the
+// From the trace: component-start {component, version, emulation, apiservers, identity}, and
+// each LeaseCandidate's lease-write {binary, emulation}, named by its identity; until the
 // process's exit or crash (node-down and disk-loss crash it). "apiservers" is traced only
 // behind a load balancer; without it a controller talks to its own node's kube-apiserver.
 // Stops at the first violation, which names both components and their versions.
@@ -42,6 +47,7 @@ class SkewPolicy final : public Property {
     election::SemVer binary;
     std::vector<std::string> apiservers;  // "node/kube-apiserver" it may talk to
     std::string cause;                    // its component-start, described
+    std::string identity;                 // its elector's, "" if it has none
   };
   struct Finding {
     std::string detail;
@@ -52,6 +58,7 @@ class SkewPolicy final : public Property {
   std::optional<Finding> check_apiserver(const std::string& process, const Running& r) const;
   std::optional<Finding> check_client(const std::string& process, const Running& r) const;
   void maybe_close_window(TrueTime now);
+  void check_candidate(const TraceEvent& event);
 
   std::map<std::string, Running> running_;  // by process, "node/proc"
   TrueTime last_seen_{};

@@ -99,7 +99,9 @@ class World {
   void node_up(NodeId node);
   void clock_step(NodeId node, Duration delta);
   void clock_rate(NodeId node, std::int64_t rate_ppb);
-  std::uint64_t partition(std::vector<DirectedEdge> cut);
+  // `shape` states the partition as its fault defines it ("isolate", "groups", or "from" and
+  // "to"), traced after the cut's edges for properties/kernel/partition_respected.hpp.
+  std::uint64_t partition(std::vector<DirectedEdge> cut, std::vector<TraceField> shape = {});
   void heal(std::uint64_t cut_id);
   void heal_all();
   void disk_loss(NodeId node);  // every disk of the node, and its processes' DurableStores

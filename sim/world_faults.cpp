@@ -91,10 +91,12 @@ void World::node_up(NodeId node) {
 
 void World::clock_step(NodeId node, Duration delta) {
   NodeSlot& slot = nodes_.at(node);
+  const std::int64_t was_ns = slot.clock.wall(now()).ns;
   slot.clock.step(now(), delta);
   // Timers run on the monotonic clock, which a step does not move: nothing to reschedule.
+  // The readings before and after, for properties/kernel/clock_steps.hpp.
   trace_world(trace_kind::kClockStep, slot.name,
-              {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}});
+              {{"by_ns", delta.ns}, {"wall_ns", slot.clock.wall(now()).ns}, {"was_ns", was_ns}});
 }
 
 void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
@@ -113,11 +115,12 @@ void World::clock_rate(NodeId node, std::int64_t rate_ppb) {
   trace_world(trace_kind::kClockRate, slot.name, {{"rate_ppb", rate_ppb}});
 }
 
-std::uint64_t World::partition(std::vector<DirectedEdge> cut) {
+std::uint64_t World::partition(std::vector<DirectedEdge> cut, std::vector<TraceField> shape) {
   const std::string description = describe_cut(cut, *this);
   const std::uint64_t id = network_.reachability().add_cut(std::move(cut));
-  trace_world(trace_kind::kPartition, {},
-              {{"cut", static_cast<std::int64_t>(id)}, {"edges", description}});
+  std::vector<TraceField> fields{{"cut", static_cast<std::int64_t>(id)}, {"edges", description}};
+  for (TraceField& field : shape) fields.push_back(std::move(field));
+  trace_world(trace_kind::kPartition, {}, std::move(fields));
   drop_unreachable_connections();
   return id;
 }

@@ -46,7 +46,9 @@ void trace_lease(Env& env, const WriteHead& h, const LeaseSpec& spec) {
 void trace_candidate(Env& env, const WriteHead& h, const LeaseCandidateSpec& spec) {
   trace_write(env, h, TraceField{"lease", spec.leaseName},
               TraceField{"renew", time_of(spec.renewTime)},
-              TraceField{"ping", time_of(spec.pingTime)});
+              TraceField{"ping", time_of(spec.pingTime)},
+              TraceField{"binary", spec.binaryVersion},
+              TraceField{"emulation", spec.emulationVersion});
 }
 
 // The legacy locks keep the record as the annotation's text.

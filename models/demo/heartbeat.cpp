@@ -25,6 +25,8 @@ void HeartbeatDetector::on_start(Env& env) {
 
 void HeartbeatDetector::send_heartbeats(Env& env) {
   ++sequence_;
+  env.trace(demo::trace_kind::kHeartbeatSent,
+            {{"seq", static_cast<std::int64_t>(sequence_)}, {"local_ns", env.monotonic_now().ns}});
   for (const Peer& peer : peers_) {
     env.send(peer.id, std::make_shared<Heartbeat>(sequence_), Transport::datagram);
   }

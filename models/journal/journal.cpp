@@ -31,8 +31,12 @@ void Journal::on_start(Env& env) {
   next_ = last + 1;
   issued_ = last;
   sync_covers_ = last;
+  written_ = last;
   env.trace(journal::trace_kind::kRecovered,
-            {{"records", static_cast<std::int64_t>(records.size())}, {"last", last}});
+            {{"records", static_cast<std::int64_t>(records.size())},
+             {"last", last},
+             {"disk", config_.disk},
+             {"volume", std::string(volume_kind_name(config_.volume))}});
   env.set_timer(config_.interval, tags_.tag());
 }
 
@@ -40,6 +44,7 @@ void Journal::on_timer(Env& env, TimerId, std::uint64_t tag) {
   HASIM_ASSERT(tags_.owns(tag));
   const std::int64_t sequence = next_++;
   env.append(kVolume, kFile, std::to_string(sequence), static_cast<std::uint64_t>(sequence));
+  env.trace(journal::trace_kind::kWrite, {{"seq", sequence}});
   issued_ = sequence;
   if (!syncing_) sync(env);
   env.set_timer(config_.interval, tags_.tag());
@@ -49,6 +54,7 @@ void Journal::on_io(Env& env, const IoCompletion& io) {
   if (io.op == IoOp::fsync) {
     HASIM_ASSERT(syncing_);
     syncing_ = false;
+    env.trace(journal::trace_kind::kSynced, {{"covers", sync_covers_}, {"written", written_}});
     // FIFO service: every append the fsync covers has completed before it.
     while (!unsynced_.empty() && unsynced_.front() <= sync_covers_) {
       if (config_.ack == JournalAck::after_fsync) acknowledge(env, unsynced_.front());
@@ -58,6 +64,7 @@ void Journal::on_io(Env& env, const IoCompletion& io) {
     return;
   }
   const auto sequence = static_cast<std::int64_t>(io.tag);
+  written_ = sequence;
   if (io.status != IoStatus::ok) {
     env.trace(journal::trace_kind::kRejected,
               {{"seq", sequence}, {"error", std::string(io_status_name(io.status))}});
@@ -74,6 +81,7 @@ void Journal::sync(Env& env) {
   syncing_ = true;
   sync_covers_ = issued_;
   env.fsync(kVolume, kFile, static_cast<std::uint64_t>(sync_covers_));
+  env.trace(journal::trace_kind::kFsync, {{"covers", sync_covers_}});
 }
 
 void Journal::acknowledge(Env& env, std::int64_t sequence) {

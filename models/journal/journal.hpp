@@ -29,6 +29,10 @@ enum class JournalAck { after_fsync, after_write };
 struct JournalConfig {
   Duration interval = milliseconds(100);  // one client write per interval
   JournalAck ack = JournalAck::after_fsync;
+  // Where its volume "wal" lives, as its pod spec says: traced at each start for the
+  // properties that judge its disk (properties/journal/disk_semantics.hpp); decides nothing.
+  std::string disk;
+  VolumeKind volume = VolumeKind::persistent;
 };
 
 class Journal final : public Process {
@@ -52,6 +56,7 @@ class Journal final : public Process {
   std::int64_t next_ = 1;           // the next write's sequence number
   std::int64_t issued_ = 0;         // the last sequence number appended
   std::int64_t sync_covers_ = 0;    // the fsync in flight covers appends up to this one
+  std::int64_t written_ = 0;        // the last append completed (with or without an error)
   bool syncing_ = false;
   std::deque<std::int64_t> unsynced_;  // appended OK, not yet covered by a completed fsync
 };

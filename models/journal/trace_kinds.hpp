@@ -12,7 +12,13 @@ inline constexpr std::string_view kRecovered = "journal-recovered";
 inline constexpr std::string_view kAck = "journal-ack";
 // A write refused (its append failed, e.g. ENOSPC): never acknowledged.
 inline constexpr std::string_view kRejected = "journal-rejected";
+// A client write arrived and its append was issued.
+inline constexpr std::string_view kWrite = "journal-write";
+// An fsync was issued, covering the appends up to "covers".
+inline constexpr std::string_view kFsync = "journal-fsync";
+// That fsync completed; "written": the last write whose append had completed by then.
+inline constexpr std::string_view kSynced = "journal-synced";
 
-inline constexpr std::array kAll{kRecovered, kAck, kRejected};
+inline constexpr std::array kAll{kRecovered, kAck, kRejected, kWrite, kFsync, kSynced};
 
 }  // namespace hasim::journal::trace_kind

@@ -7,6 +7,7 @@
 #include <rapidcheck.h>
 
 #include "models/apiserver/messages.hpp"
+#include "properties/control_plane/crashloop_backoff.hpp"
 #include "properties/eventually_leader.hpp"
 #include "properties/lease_protocol.hpp"
 #include "properties/property.hpp"
@@ -317,6 +318,10 @@ std::unique_ptr<Property> lease_protocol(const std::string& spec, std::optional<
   return std::make_unique<LeaseProtocol>(spec);
 }
 
+std::unique_ptr<Property> crashloop_backoff(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<CrashLoopBackoff>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& control_plane_check_system() {
@@ -350,13 +355,20 @@ const CheckSystem& control_plane_check_system() {
             "leaseTransitions rises by one when an elector becomes holder and never otherwise, "
             "and acquireTime changes only at a change of holder; (e) a Coordinated Leader "
             "Election candidate never makes itself holder; (f) no LeaseCandidate is deleted "
-            "within its validity of its last renewal",
+            "within its validity of its last renewal; (g) the election controller pings no "
+            "candidate renewed within electionDuration",
             "all writers are client-go electors, the election controller or CLE candidates "
             "(no fallbackAfter, which is not upstream); the LeaseCandidate collector's wall "
             "clock runs less than 10 min ahead of a candidate's (its rule compares the two); "
             "the election controller's leaseTransitions are upstream's (left alone when it "
             "names a holder)"},
            lease_protocol},
+          {{"crashloop-backoff", "",
+            "the kubelet restarts a crashed or exited static-pod container no later than "
+            "CrashLoopBackOff allows: at once the first time and once it has run for the "
+            "back-off's reset time, else after the current back-off (doubling up to its max)",
+            "nothing: it judges the kubelet"},
+           crashloop_backoff},
       },
       {
           {"apiserver-slow", can_slow, slow,

@@ -3,6 +3,7 @@
 #include "properties/heartbeat/check.hpp"
 
 #include "properties/detect_crash.hpp"
+#include "properties/heartbeat/local_timers.hpp"
 #include "properties/no_false_suspicion.hpp"
 #include "sim/assert.hpp"
 
@@ -31,6 +32,10 @@ std::unique_ptr<Property> no_false_suspicion(const std::string& spec, std::optio
   return std::make_unique<NoFalseSuspicion>(spec);
 }
 
+std::unique_ptr<Property> local_timers(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<LocalTimers>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& heartbeat_check_system() {
@@ -48,6 +53,12 @@ const CheckSystem& heartbeat_check_system() {
             "paused, a message from the peer to it was dropped, or the detector itself was paused",
             "one-way latency below timeout - interval, equal clock rates"},
            no_false_suspicion},
+          {{"local-timers", "",
+            "each detector's heartbeat rounds are exactly its interval apart on its own "
+            "monotonic clock (later only across a pause), whatever its clock's rate does: the "
+            "kernel fires a timer when the setter's clock reaches the deadline",
+            "nothing: it judges the kernel's timers and clocks"},
+           local_timers},
       },
       {},
       nullptr,

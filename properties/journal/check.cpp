@@ -1,9 +1,12 @@
 // The journal demo's check half (properties/check_system.hpp): no-lost-write and the one
-// assumption it rests on, that the journal's volume survives what happens to it.
+// assumption it rests on, that the journal's volume survives what happens to it; and
+// disk-semantics and group-commit, which assume nothing.
 #include "properties/journal/check.hpp"
 
 #include <algorithm>
 
+#include "properties/journal/disk_semantics.hpp"
+#include "properties/journal/group_commit.hpp"
 #include "properties/journal/no_lost_write.hpp"
 #include "scenarios/journal/spec.hpp"
 
@@ -50,6 +53,14 @@ std::unique_ptr<Property> no_lost_write(const std::string& spec, std::optional<D
   return std::make_unique<NoLostWrite>(spec);
 }
 
+std::unique_ptr<Property> disk_semantics(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<DiskSemantics>(spec);
+}
+
+std::unique_ptr<Property> group_commit(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<GroupCommit>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& journal_check_system() {
@@ -61,6 +72,18 @@ const CheckSystem& journal_check_system() {
             "the journal's volume survives what happens to it: no disk loss; no pod deletion "
             "unless the volume is persistent; no power loss for a memory volume"},
            no_lost_write},
+          {{"disk-semantics", "",
+            "what a journal sees of its disk follows sim/disk.hpp: an fsync completes only "
+            "after every append issued before it, and no append to a device volume succeeds "
+            "while its disk is full",
+            "nothing: it judges the kernel's disks"},
+           disk_semantics},
+          {{"group-commit", "",
+            "a journal never leaves a write waiting for its acknowledgement without an fsync "
+            "in flight: when one completes and a later write has arrived, the next is issued "
+            "at once",
+            "nothing: it judges the journal's own policy"},
+           group_commit},
       },
       {},
       nullptr,

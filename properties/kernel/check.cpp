@@ -1,12 +1,15 @@
-// `hasim check`'s choices among the kernel's fault kinds: crash, pause, node-down, the three
-// partition shapes, clock steps and rates, dropped connections, and the disk faults (disk
-// loss, slow disk, full disk, pod deletion) where a process mounts a volume. Each draws exactly the
-// RapidCheck values in the order listed, so a seed gives the same schedule on every machine.
+// The kernel's properties, partition-respected and clock-steps, and `hasim check`'s choices
+// among the kernel's fault kinds: crash, pause, node-down, the three partition shapes, clock
+// steps and rates, dropped connections, and the disk faults (disk loss, slow disk, full disk,
+// pod deletion) where a process mounts a volume. Each draws exactly the RapidCheck values in
+// the order listed, so a seed gives the same schedule on every machine.
 #include "properties/kernel/check.hpp"
 
 #include <algorithm>
 #include <rapidcheck.h>
 
+#include "properties/kernel/clock_steps.hpp"
+#include "properties/kernel/partition_respected.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -143,13 +146,31 @@ bool is_partition(const FaultSpec& f) {
   return f.kind == "partition" && f.partition_mode == mode && f.role.empty();
 }
 
+std::unique_ptr<Property> partition_respected(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<PartitionRespected>(spec);
+}
+
+std::unique_ptr<Property> clock_steps(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<ClockSteps>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& kernel_check_system() {
   using Mode = FaultSpec::PartitionMode;
   static const CheckSystem system{
       "kernel",
-      {},
+      {
+          {{"partition-respected", "",
+            "no message is delivered across an edge that a partition in force cuts, as the "
+            "partition's definition (isolate, groups, one way) gives it",
+            "nothing: it judges the kernel's network itself"},
+           partition_respected},
+          {{"clock-steps", "",
+            "a clock step moves its node's wall clock by exactly the step asked for",
+            "nothing: it judges the kernel's clocks"},
+           clock_steps},
+      },
       {
           {"crash", has_processes, crash, [](const FaultSpec& f) { return f.kind == "crash"; }},
           {"pause", can_pause, pause, [](const FaultSpec& f) { return f.kind == "pause"; }},

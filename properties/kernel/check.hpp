@@ -1,6 +1,6 @@
 #pragma once
-// The kernel's check half (properties/check_system.hpp): no properties of its own, and the
-// fault choices among the kernel's fault kinds.
+// The kernel's check half (properties/check_system.hpp): partition-respected and
+// clock-steps, and the fault choices among the kernel's fault kinds.
 #include "properties/check_system.hpp"
 
 namespace hasim {

@@ -69,14 +69,19 @@ cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const Elec
 // it stopped itself (terminate) stays stopped.
 void supervise(World& world, const KubeletSpec& spec) {
   if (!spec.restart) return;
-  auto backoff = std::make_shared<cluster::KubeletBackoff>(
-      cluster::BackoffPolicy{spec.backoff, spec.maxBackoff, spec.resetAfter});
+  const cluster::BackoffPolicy policy{spec.backoff, spec.maxBackoff, spec.resetAfter};
+  auto backoff = std::make_shared<cluster::KubeletBackoff>(policy);
   World* w = &world;
-  world.set_stop_handler([w, backoff](ProcessId process, StopReason reason, int /*code*/) {
+  world.set_stop_handler([w, backoff, policy](ProcessId process, StopReason reason, int) {
     if (reason == StopReason::terminated) return;
     const Duration delay = backoff->restart_delay(process, w->now());
+    // The policy too, for properties/control_plane/crashloop_backoff.hpp.
     w->trace_fault(cluster::trace_kind::kKubeletRestart, w->node_name(w->process_node(process)),
-                   {{"process", w->process_name(process)}, {"after_ns", delay.ns}});
+                   {{"process", w->process_name(process)},
+                    {"after_ns", delay.ns},
+                    {"backoff_ns", policy.initial.ns},
+                    {"max_ns", policy.max.ns},
+                    {"reset_ns", policy.reset_after.ns}});
     w->at(w->now() + delay, [w, process] {
       if (w->process_state(process) == ProcessState::stopped) w->restart(process);
     });

@@ -51,10 +51,12 @@ void add_journals(World& world, const Scenario& scenario, BuildState&) {
   for (const std::string& name : spec.nodes) {
     const auto node = world.find_node(name);
     HASIM_ASSERT(node.has_value());
-    const JournalConfig config = spec.config;
+    const std::string disk = spec.disk.empty() ? world.disk_names(*node).front() : spec.disk;
+    JournalConfig config = spec.config;
+    config.disk = disk;
+    config.volume = spec.volume;
     const ProcessId process = world.add_process(
         *node, "journal", [config] { return std::make_unique<Journal>(config); });
-    const std::string disk = spec.disk.empty() ? world.disk_names(*node).front() : spec.disk;
     world.add_volume(process, std::string(Journal::kVolume), disk, spec.volume);
   }
 }

@@ -14,6 +14,7 @@
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
 #include "sim/clock.hpp"
+#include "sim/text.hpp"
 #include "sim/did_you_mean.hpp"
 #include "sim/text.hpp"
 #include "sim/world.hpp"
@@ -295,6 +296,22 @@ std::vector<DirectedEdge> cut_of(const World& world, const FaultSpec& fault) {
   return {};
 }
 
+// The partition as its fault defines it, for the trace (properties/kernel/partition_respected).
+std::vector<TraceField> shape_of(const FaultSpec& fault) {
+  switch (fault.partition_mode) {
+    case FaultSpec::PartitionMode::isolate:
+      return {{"isolate", join_words(fault.targets, ",")}};
+    case FaultSpec::PartitionMode::groups: {
+      std::vector<std::string> groups;
+      for (const auto& group : fault.groups) groups.push_back(join_words(group, ","));
+      return {{"groups", join_words(groups, "|")}};
+    }
+    case FaultSpec::PartitionMode::oneway:
+      return {{"from", join_words(fault.from, ",")}, {"to", join_words(fault.to, ",")}};
+  }
+  return {};
+}
+
 // A partition with a role isolates the node of the role's holder, resolved when it starts
 // (nothing is cut if nobody holds it); its heal undoes that cut.
 void apply_partition(World& world, const Scenario&, const FaultSpec& fault,
@@ -305,11 +322,17 @@ void apply_partition(World& world, const Scenario&, const FaultSpec& fault,
     const NodeTargets targets = node_targets(world, fault, built);
     world.at(TrueTime{fault.at.ns}, [w, targets, cut_id] {
       const std::vector<NodeId> nodes = targets();
-      if (!nodes.empty()) *cut_id = w->partition(Reachability::isolate(nodes, w->node_count()));
+      if (nodes.empty()) return;
+      std::vector<std::string> names;
+      for (NodeId node : nodes) names.push_back(w->node_name(node));
+      *cut_id = w->partition(Reachability::isolate(nodes, w->node_count()),
+                             {{"isolate", join_words(names, ",")}});
     });
   } else {
     const auto cut = cut_of(world, fault);
-    world.at(TrueTime{fault.at.ns}, [w, cut, cut_id] { *cut_id = w->partition(cut); });
+    const std::vector<TraceField> shape = shape_of(fault);
+    world.at(TrueTime{fault.at.ns},
+             [w, cut, shape, cut_id] { *cut_id = w->partition(cut, shape); });
   }
   if (const auto until = until_of(fault)) world.at(*until, [w, cut_id] { w->heal(*cut_id); });
 }

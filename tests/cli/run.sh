@@ -66,7 +66,7 @@ expect "bad replay" 2 '\$\.expected' -- "$hasim" replay "$tmp/broken.replay.json
 # The ideal store's node was "etcd" before issue 11 part 5: a format-1 replay still replays
 # exactly, and an old scenario naming "etcd" loads with a note per reference.
 old_replay=tests/fixtures/replay-format-1-etcd-names.json
-expect "format-1 replay reproduces" 0 "reproduced: trace hash 0b14bd053ff64522" -- "$hasim" replay "$old_replay"
+expect "format-1 replay reproduces" 0 "reproduced: trace hash 1834d228d93c5f25" -- "$hasim" replay "$old_replay"
 old_scenario=tests/fixtures/old-store-name.json  # the scenario that replay embeds
 expect "old store name noted" 0 'old-store-name.json: \$\.faults\[0\]\.isolate\[0\]: note: "etcd" is the ideal store.s old node name, read as "store"' -- "$hasim" validate "$old_scenario"
 expect "old scenario runs renamed" 0 "all properties held" -- "$hasim" run "$old_scenario"

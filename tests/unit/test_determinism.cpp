@@ -95,8 +95,9 @@ TEST_CASE("the example scenarios keep their recorded trace hashes", "[determinis
   // longer reproducible across hasim versions: if a model or the kernel changed on purpose,
   // update the hash and say so in the change; otherwise something leaked nondeterminism.
   const std::vector<std::pair<std::string, std::string>> golden{
-      {"demo-heartbeat.json", "f48ebcaa9bffde94"},
-      {"demo-fast-clock.json", "2793ae908d246bd1"},  // + its clock-rate at start (issue 18)
+      // + heartbeat-sent, each round's local clock reading (local-timers, issue 18 part 1)
+      {"demo-heartbeat.json", "1d29f616485a8cdb"},
+      {"demo-fast-clock.json", "51d6564440d5f7b3"},  // + its clock-rate at start (issue 18)
   };
   for (const auto& [file, hash] : golden) {
     LoadResult load =

@@ -59,6 +59,7 @@ const std::map<std::string, Expected>& expected() {
       {"coordinated-steady-state.json", {true, true, ""}},
       {"renew-slow-path.json", {true, true, ""}},
       {"renew-after-expiry.json", {true, true, ""}},
+      {"crashloop-backoff-reset.json", {true, true, ""}},
   };
   return table;
 }

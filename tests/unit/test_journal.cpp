@@ -25,7 +25,7 @@ struct JournalFixture {
     world.add_disk(0, "ssd",
                    DiskParams{DurationDistribution::constant(1_ms),
                               DurationDistribution::constant(fsync), 1 << 20});
-    const JournalConfig config{10_ms, ack};
+    const JournalConfig config{10_ms, ack, "ssd", kind};
     journal = world.add_process(0, "journal",
                                 [config] { return std::make_unique<Journal>(config); });
     world.add_volume(journal, std::string(Journal::kVolume), "ssd", kind);

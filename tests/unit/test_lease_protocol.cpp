@@ -64,7 +64,8 @@ class Trace {
     feed(t, "lease-read", {{"user", user}, {"object", std::move(object)}, {"rv", rv}});
   }
   void candidate(double t, const std::string& user, std::string verb, std::int64_t rv,
-                 std::int64_t precondition, double renew) {
+                 std::int64_t precondition, double renew,
+                 std::int64_t ping = hasim::api::kNilTime) {
     feed(t, "lease-write",
          {{"user", user},
           {"verb", std::move(verb)},
@@ -73,7 +74,7 @@ class Trace {
           {"precondition", precondition},
           {"lease", std::string("kube-controller-manager")},
           {"renew", wall(renew)},
-          {"ping", hasim::api::kNilTime}});
+          {"ping", ping}});
   }
   void clock_rate(std::string_view node, std::int64_t ppb) {
     events_.push_back(StoredTraceEvent{at(0), node, "", "clock-rate", {{"rate_ppb", ppb}}});
@@ -247,5 +248,23 @@ TEST_CASE("lease-protocol (f): a LeaseCandidate renewed within its validity is n
   SECTION("collected 5 min after its renewal") {
     trace.candidate(600, kController, "delete", 3, 0, 300);
     CHECK_THAT(trace.detail(), Contains("(f) live LeaseCandidate deleted"));
+  }
+}
+
+TEST_CASE("lease-protocol (g): the election controller pings only candidates not fresh",
+          "[lease-protocol]") {
+  Trace trace;
+  trace.controller(kController);
+  trace.candidate(0, kB, "create", 1, 0, 0);
+  trace.read(10, kController, 1, "LeaseCandidate kube-system/" + kB);
+  SECTION("renewed 10s before the ping: it needs one") {
+    trace.candidate(10, kController, "update", 2, 1, 0, wall(10));
+    CHECK(trace.held());
+  }
+  SECTION("renewed 3s before the ping: acked already") {
+    trace.candidate(10, kB, "update", 2, 1, 7);
+    trace.read(10, kController, 2, "LeaseCandidate kube-system/" + kB);
+    trace.candidate(10, kController, "update", 3, 2, 7, wall(10));
+    CHECK_THAT(trace.detail(), Contains("(g) needless ping") && Contains("3s after"));
   }
 }

@@ -44,12 +44,14 @@ RunResult run(const Scenario& scenario, std::uint64_t seed) {
 }
 
 // The trace lines with the store's node named "etcd", as before the rename: only partition
-// edges name it in these traces ("cp-1->store store->cp-1").
+// edges and shapes name it in these traces ("cp-1->store store->cp-1", "isolate":"store").
 std::vector<std::string> with_old_store_name(std::vector<std::string> lines) {
   for (std::string& line : lines) {
     if (line.find("\"edges\"") == std::string::npos) continue;
     line = std::regex_replace(line, std::regex(R"(([" ])store->)"), "$1etcd->");
     line = std::regex_replace(line, std::regex(R"(->store([" ]))"), "->etcd$1");
+    // The partition's shape ("isolate", "groups", "from", "to"): names between , | and quotes.
+    line = std::regex_replace(line, std::regex(R"((["|,])store(?=["|,]))"), "$1etcd");
   }
   return lines;
 }

@@ -161,3 +161,31 @@ TEST_CASE("skew-policy: a window lasts while some component breaks a rule",
   CHECK(windows[1].end == at(30));
   CHECK(trace.policy.violation()->at == at(5));  // the first is the violation
 }
+
+TEST_CASE("skew-policy: a LeaseCandidate publishes its component's binary and emulation",
+          "[property][skew-policy]") {
+  Trace trace;
+  trace.apiserver(0, "cp-1", "1.32.0", "1.31.0");
+  trace.policy.on_event(TraceEvent{at(0), "cp-1", "kube-scheduler", "component-start",
+                                   {{"component", std::string("kube-scheduler")},
+                                    {"version", std::string("1.32.0")},
+                                    {"emulation", std::string("1.31.0")},
+                                    {"identity", std::string("cp-1_s")}}});
+  const auto candidate = [&](std::int64_t t, std::string user, std::string binary,
+                             std::string emulation) {
+    trace.policy.on_event(TraceEvent{at(t), "cp-1", "kube-apiserver", "lease-write",
+                                     {{"user", std::move(user)},
+                                      {"verb", std::string("update")},
+                                      {"object", std::string("LeaseCandidate kube-system/cp-1_s")},
+                                      {"binary", std::move(binary)},
+                                      {"emulation", std::move(emulation)}}});
+  };
+  candidate(1, "cp-1_s", "1.32.0", "1.31.0");
+  candidate(2, "cp-2_controller", "1.31.0", "1.31.0");  // a ping keeps an old spec: not judged
+  CHECK(trace.violation().empty());
+  candidate(3, "cp-1_s", "1.32.0", "1.32.0");
+  CHECK_THAT(trace.violation(), Contains("publishes binary 1.32.0 emulating 1.32.0") &&
+                                    Contains("runs 1.32.0 emulating 1.31.0"));
+  REQUIRE(trace.policy.windows().size() == 1);
+  CHECK(trace.policy.windows()[0].start == trace.policy.windows()[0].end);
+}
