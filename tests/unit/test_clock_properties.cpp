@@ -17,16 +17,16 @@ TrueTime at_ms(std::int64_t ms) { return TrueTime{ms * 1'000'000}; }
 struct Detector {
   LocalTimers property{"local-timers"};
   Detector() {
-    property.on_event(TraceEvent{at_ms(0), "n1", "heartbeat", dk::kDetectorConfig,
+    property.on_event(StoredTraceEvent{at_ms(0), "n1", "heartbeat", dk::kDetectorConfig,
                                  {{"interval_ns", std::int64_t{1'000'000'000}},
                                   {"timeout_ns", std::int64_t{3'000'000'000}}}});
   }
   void sent(std::int64_t true_ms, std::int64_t seq, std::int64_t local_ns) {
-    property.on_event(TraceEvent{at_ms(true_ms), "n1", "heartbeat", dk::kHeartbeatSent,
+    property.on_event(StoredTraceEvent{at_ms(true_ms), "n1", "heartbeat", dk::kHeartbeatSent,
                                  {{"seq", seq}, {"local_ns", local_ns}}});
   }
   void pause(std::int64_t true_ms) {
-    property.on_event(TraceEvent{at_ms(true_ms), "n1", "heartbeat", trace_kind::kPause, {}});
+    property.on_event(StoredTraceEvent{at_ms(true_ms), "n1", "heartbeat", trace_kind::kPause, {}});
   }
   bool violated() const { return property.violation().has_value(); }
 };
@@ -60,7 +60,7 @@ TEST_CASE("local-timers: a timer that fires late or early on its own clock", "[h
 TEST_CASE("clock-steps: the wall clock moves by exactly the step", "[kernel]") {
   ClockSteps property("clock-steps");
   const auto step = [&](std::int64_t by, std::int64_t was, std::int64_t wall) {
-    property.on_event(TraceEvent{at_ms(1000), "n1", "", trace_kind::kClockStep,
+    property.on_event(StoredTraceEvent{at_ms(1000), "n1", "", trace_kind::kClockStep,
                                  {{"by_ns", by}, {"wall_ns", wall}, {"was_ns", was}}});
   };
   step(-5'000, 10'000, 5'000);

@@ -13,7 +13,7 @@ namespace {
 TrueTime at_s(std::int64_t s) { return TrueTime{s * 1'000'000'000}; }
 
 void restart(CrashLoopBackoff& property, std::int64_t s, std::int64_t after_s) {
-  property.on_event(TraceEvent{at_s(s), "cp-2", "", cluster::trace_kind::kKubeletRestart,
+  property.on_event(StoredTraceEvent{at_s(s), "cp-2", "", cluster::trace_kind::kKubeletRestart,
                                {{"process", std::string("cp-2/kube-scheduler")},
                                 {"after_ns", after_s * 1'000'000'000},
                                 {"backoff_ns", std::int64_t{10'000'000'000}},

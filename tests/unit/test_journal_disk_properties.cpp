@@ -25,7 +25,7 @@ TrueTime at_ms(std::int64_t ms) { return TrueTime{ms * 1'000'000}; }
 struct Feed {
   explicit Feed(Property& p) : property(p) {}
   void journal(std::int64_t ms, std::string_view kind, std::vector<TraceField> fields) {
-    property.on_event(TraceEvent{at_ms(ms), "n1", "journal", kind, std::move(fields)});
+    property.on_event(StoredTraceEvent{at_ms(ms), "n1", "journal", kind, std::move(fields)});
   }
   void recovered(std::int64_t ms, std::string volume = "persistent") {
     journal(ms, jk::kRecovered,
@@ -33,7 +33,7 @@ struct Feed {
              {"disk", std::string("ssd")}, {"volume", std::move(volume)}});
   }
   void full(std::int64_t ms, bool on) {
-    property.on_event(TraceEvent{at_ms(ms), "n1", "", trace_kind::kDiskFull,
+    property.on_event(StoredTraceEvent{at_ms(ms), "n1", "", trace_kind::kDiskFull,
                                  {{"disk", std::string("ssd")}, {"full", on}}});
   }
   bool violated() const { return property.violation().has_value(); }

@@ -16,13 +16,13 @@ struct Feed {
   PartitionRespected property{"partition-respected"};
   void partition(std::int64_t s, std::int64_t cut, std::vector<TraceField> shape) {
     shape.insert(shape.begin(), TraceField{"cut", cut});
-    property.on_event(TraceEvent{at(s), "", "", tk::kPartition, std::move(shape)});
+    property.on_event(StoredTraceEvent{at(s), "", "", tk::kPartition, std::move(shape)});
   }
   void heal(std::int64_t s, TraceValue cut) {
-    property.on_event(TraceEvent{at(s), "", "", tk::kHeal, {{"cut", std::move(cut)}}});
+    property.on_event(StoredTraceEvent{at(s), "", "", tk::kHeal, {{"cut", std::move(cut)}}});
   }
   void recv(std::int64_t s, std::string_view from, std::string_view to_node) {
-    property.on_event(TraceEvent{at(s), to_node, "heartbeat", tk::kRecv,
+    property.on_event(StoredTraceEvent{at(s), to_node, "heartbeat", tk::kRecv,
                                  {{"from", std::string(from)}, {"msg", std::string("Ping")}}});
   }
   bool violated() const { return property.violation().has_value(); }
@@ -47,17 +47,17 @@ TEST_CASE("partition-respected: an isolated node neither sends nor receives", "[
 TEST_CASE("partition-respected: groups, one way and edge lists cut what they define",
           "[kernel]") {
   const PartitionRespected::Cut groups = PartitionRespected::cut_of(
-      TraceEvent{at(0), "", "", tk::kPartition, {{"groups", std::string("a,b|c")}}});
+      StoredTraceEvent{at(0), "", "", tk::kPartition, {{"groups", std::string("a,b|c")}}});
   CHECK(groups.severs("a", "c"));
   CHECK(groups.severs("c", "b"));
   CHECK_FALSE(groups.severs("a", "b"));
   CHECK_FALSE(groups.severs("a", "d"));  // in no group: keeps its links
-  const PartitionRespected::Cut oneway = PartitionRespected::cut_of(TraceEvent{
+  const PartitionRespected::Cut oneway = PartitionRespected::cut_of(StoredTraceEvent{
       at(0), "", "", tk::kPartition, {{"from", std::string("a")}, {"to", std::string("b,c")}}});
   CHECK(oneway.severs("a", "c"));
   CHECK_FALSE(oneway.severs("c", "a"));
   const PartitionRespected::Cut edges = PartitionRespected::cut_of(
-      TraceEvent{at(0), "", "", tk::kPartition, {{"edges", std::string("a->b c->a")}}});
+      StoredTraceEvent{at(0), "", "", tk::kPartition, {{"edges", std::string("a->b c->a")}}});
   CHECK(edges.severs("a", "b"));
   CHECK(edges.severs("c", "a"));
   CHECK_FALSE(edges.severs("b", "a"));

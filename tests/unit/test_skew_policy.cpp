@@ -166,14 +166,14 @@ TEST_CASE("skew-policy: a LeaseCandidate publishes its component's binary and em
           "[property][skew-policy]") {
   Trace trace;
   trace.apiserver(0, "cp-1", "1.32.0", "1.31.0");
-  trace.policy.on_event(TraceEvent{at(0), "cp-1", "kube-scheduler", "component-start",
+  trace.policy.on_event(StoredTraceEvent{at(0), "cp-1", "kube-scheduler", "component-start",
                                    {{"component", std::string("kube-scheduler")},
                                     {"version", std::string("1.32.0")},
                                     {"emulation", std::string("1.31.0")},
                                     {"identity", std::string("cp-1_s")}}});
   const auto candidate = [&](std::int64_t t, std::string user, std::string binary,
                              std::string emulation) {
-    trace.policy.on_event(TraceEvent{at(t), "cp-1", "kube-apiserver", "lease-write",
+    trace.policy.on_event(StoredTraceEvent{at(t), "cp-1", "kube-apiserver", "lease-write",
                                      {{"user", std::move(user)},
                                       {"verb", std::string("update")},
                                       {"object", std::string("LeaseCandidate kube-system/cp-1_s")},
