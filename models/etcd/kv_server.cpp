@@ -224,10 +224,27 @@ void KvServer::start_read_batch(KvOutbox& out) {
   batch_ = std::move(nextBatch_);
   nextBatch_.clear();
   readPhase_ = ReadPhase::index;
+  ++readBatch_;
+  readIds_.clear();
+  send_read_index(out);
+  out.timers.emplace_back(config_.request_timeout(), timer_value(kReadTimeout, readBatch_));
+}
+
+// sendReadIndex with a fresh id (every retry's id stays acceptable for the batch), and the
+// retry timer (re)started.
+void KvServer::send_read_index(KvOutbox& out) {
+  HASIM_ASSERT(readPhase_ == ReadPhase::index);
   ++readCtx_;
+  if (readIds_.size() < kMaxReadIds) readIds_.insert(read_context(readCtx_));
   node_->read_index(read_context(readCtx_));
-  out.timers.emplace_back(kReadIndexRetry, timer_value(kReadRetry, readCtx_));
-  out.timers.emplace_back(config_.request_timeout(), timer_value(kReadTimeout, readCtx_));
+  ++retryGen_;
+  out.timers.emplace_back(kReadIndexRetry, timer_value(kReadRetry, retryGen_));
+}
+
+// applyEntryNormal: the leader's empty entry of a new term is applied. requestCurrentIndex
+// sends its ReadIndex again (a leader refuses reads before its first commit in the term).
+void KvServer::on_first_commit_in_term(KvOutbox& out) {
+  if (readPhase_ == ReadPhase::index) send_read_index(out);
 }
 
 void KvServer::fail_read_batch(std::string_view error, KvOutbox& out) {
@@ -245,8 +262,8 @@ void KvServer::fail_read_batch(std::string_view error, KvOutbox& out) {
 
 void KvServer::on_read_states(const std::vector<raft::ReadState>& states, KvOutbox& out) {
   for (const raft::ReadState& s : states) {
-    // Read states of an earlier context (a retry answered twice) are ignored.
-    if (readPhase_ != ReadPhase::index || s.requestCtx != read_context(readCtx_)) continue;
+    // Read states of an earlier batch (a timed-out one) are ignored.
+    if (readPhase_ != ReadPhase::index || readIds_.count(s.requestCtx) == 0) continue;
     readPhase_ = ReadPhase::apply;
     readIndex_ = s.index;
     applied_to(applied_, out);
@@ -264,11 +281,10 @@ void KvServer::on_timer(std::uint64_t local, KvOutbox& out) {
     watch_timer(kind, out);
     return;
   }
-  if (readPhase_ != ReadPhase::index || seq != readCtx_) return;  // that read is done
+  if (readPhase_ != ReadPhase::index) return;  // that read is done
   if (kind == kReadRetry) {
-    node_->read_index(read_context(readCtx_));
-    out.timers.emplace_back(kReadIndexRetry, timer_value(kReadRetry, readCtx_));
-  } else {
+    if (seq == retryGen_) send_read_index(out);  // else the timer was reset since
+  } else if (seq == readBatch_) {
     HASIM_ASSERT(kind == kReadTimeout);
     fail_read_batch(kv_error::kTimeout, out);
   }

@@ -16,12 +16,13 @@
 //    timeouts after the request started (parseProposeCtxErr). raft's node.go does not take
 //    proposals while it knows no leader: they wait (here: are proposed again once a leader
 //    is known) and so time out if none comes.
-//  - linearizable reads (Range, a read-only Txn): linearizableReadLoop. One ReadIndex at a
-//    time with a fresh 8-byte context; reads that arrive meanwhile wait for the next one (a
-//    batch); the ReadIndex is sent again every 500 ms (readIndexRetryTime) until its read
-//    state arrives, fails with ErrLeaderChanged when the leader changes, with ErrTimeout
-//    after ReqTimeout; then the batch waits until applied >= the read index and is served
-//    from the local store.
+//  - linearizable reads (Range, a read-only Txn): linearizableReadLoop and
+//    requestCurrentIndex (v3.6). One batch at a time; reads that arrive meanwhile wait for
+//    the next. A batch sends ReadIndex with a fresh 8-byte id, again with a new id every
+//    500 ms (readIndexRetryTime) and when this member applies a new leader's empty entry
+//    (firstCommitInTerm), accepting the read state of any of its ids; it fails with
+//    ErrLeaderChanged when the known leader changes, with ErrTimeout after ReqTimeout;
+//    then it waits until applied >= the read index and is served from the local store.
 //  - serializable reads: served from the local store at once, however far it lags.
 //  - watches (kv_server_watch.cpp): a KvWatch registers a watcher on the member's
 //    WatchableStore; after every apply the member drains the watches and sends what they
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -71,6 +73,7 @@ class KvServer {
   static constexpr Duration kReadIndexRetry = milliseconds(500);
   static constexpr std::size_t kMaxWaits = 100'000;  // requests in flight at most
   static constexpr std::size_t kMaxWatches = 10'000;
+  static constexpr std::size_t kMaxReadIds = 1'000;  // ReadIndex ids of one batch kept
   // watchable_store.go: syncWatchersLoop's 100 ms, syncVictimsLoop's 10 ms.
   static constexpr Duration kSyncWatchersInterval = milliseconds(100);
   static constexpr Duration kSyncVictimsInterval = milliseconds(10);
@@ -91,6 +94,8 @@ class KvServer {
   bool apply(std::string_view data, KvOutbox& out);
   // Everything up to `applied` is applied (entries or a snapshot): waiting reads may go.
   void applied_to(raft::Index applied, KvOutbox& out);
+  // An empty entry (a new leader's first of its term) was applied.
+  void on_first_commit_in_term(KvOutbox& out);
 
   // The snapshot's share of the store (kv_snapshot.hpp); empty() when there is nothing to
   // carry (a store nobody wrote), so that snapshots of request-free runs keep their bytes.
@@ -124,6 +129,7 @@ class KvServer {
   void propose(std::string data, std::uint64_t id, bool waited);
   void read(ProcessId from, const KvRequest& request, KvOutbox& out);
   void start_read_batch(KvOutbox& out);
+  void send_read_index(KvOutbox& out);
   void fail_read_batch(std::string_view error, KvOutbox& out);
   void serve(const Read& read, KvOutbox& out);
   void timeout(std::uint64_t id, KvOutbox& out);
@@ -163,7 +169,10 @@ class KvServer {
   // linearizableReadLoop: the batch being confirmed and the next one.
   std::vector<Read> batch_, nextBatch_;
   ReadPhase readPhase_ = ReadPhase::idle;
-  std::uint64_t readCtx_ = 0;
+  std::uint64_t readBatch_ = 0;   // batches started
+  std::uint64_t readCtx_ = 0;     // ReadIndex ids sent
+  std::uint64_t retryGen_ = 0;    // retry timer resets
+  std::set<std::string> readIds_;  // the current batch's ids (requestIDs)
   raft::Index readIndex_ = 0;
 };
 

@@ -336,6 +336,8 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
     } else if (!e.data.empty()) {
       (void)kv_.apply(e.data, kvOut_);  // an encoded request, or the rate's opaque data
       stateHash_ = fnv1a_word(fnv1a_word(stateHash_, e.index), entry_payload_hash(e));
+    } else {
+      kv_.on_first_commit_in_term(kvOut_);  // applyEntryNormal: firstCommitInTerm
     }
     applied_ = e.index;
   }
