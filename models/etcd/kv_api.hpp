@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "models/etcd/membership.hpp"
 #include "models/etcd/mvcc/rpc.hpp"
 #include "models/etcd/mvcc/watch.hpp"
 #include "sim/env.hpp"
@@ -18,7 +19,7 @@ inline constexpr std::string_view kTimeout = "etcdserver: request timed out";
 inline constexpr std::string_view kTimeoutLeaderFail =
     "etcdserver: request timed out, possibly due to previous leader failure";
 inline constexpr std::string_view kLeaderChanged = "etcdserver: leader changed";
-inline constexpr std::string_view kNoLeader = "etcdserver: no leader";
+inline constexpr std::string_view kNoLeader = member_error::kNoLeader;
 inline constexpr std::string_view kTooManyRequests = "etcdserver: too many requests";
 // raft.ErrProposalDropped, which etcd passes through as it is (a leader transfer in flight).
 inline constexpr std::string_view kProposalDropped = "raft proposal dropped";
@@ -86,7 +87,7 @@ struct KvStatus {
   std::uint64_t member_id = 0;
   std::uint64_t leader = 0;
   std::uint64_t raft_term = 0;
-  std::uint64_t raft_index = 0;          // committed
+  std::uint64_t raft_index = 0;  // committed
   std::uint64_t raft_applied_index = 0;
   std::int64_t db_size = 0;
   std::int64_t db_size_in_use = 0;

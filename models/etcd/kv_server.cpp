@@ -85,13 +85,11 @@ std::string_view kv_op_name(KvOp op) {
   return "kv-?";
 }
 
-KvServer::KvServer(KvServerConfig config)
-    : config_(config), quota_(config.quota_backend_bytes) {
+KvServer::KvServer(KvServerConfig config) : config_(config), quota_(config.quota_backend_bytes) {
   HASIM_ASSERT(config_.member_id > 0 && config_.member_id < (std::uint64_t{1} << 16));
 }
 
-void KvServer::on_request(LocalTime now, ProcessId from, const KvRequest& request,
-                          KvOutbox& out) {
+void KvServer::on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out) {
   HASIM_ASSERT(node_ != nullptr);
   if (request.require_leader && lead_ == raft::None) {
     refuse(out, from, request, kv_error::kNoLeader);
@@ -153,12 +151,13 @@ void KvServer::propose(std::string data, std::uint64_t id, bool waited) {
 
 void KvServer::on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out) {
   if (lead == lead_) return;
-  // etcd's leaderChanged notifier fires on every change of the known leader.
-  const bool had = lead_ != raft::None;
   lead_ = lead;
-  if (lead != raft::None) leadElected_ = now;
-  if (had && readPhase_ == ReadPhase::index) fail_read_batch(kv_error::kLeaderChanged, out);
+  // raft.go start / server.go updateLeadership: only a new leader (not its loss) is news:
+  // it sets leadElectedTime and fires leaderChanged, which fails the reads in
+  // requestCurrentIndex, even when there was no leader before.
   if (lead == raft::None) return;
+  leadElected_ = now;
+  if (readPhase_ == ReadPhase::index) fail_read_batch(kv_error::kLeaderChanged, out);
   // The blocked proposals go in now, those still waited on (a timed-out one is gone).
   std::deque<Blocked> blocked = std::move(blocked_);
   blocked_.clear();

@@ -21,7 +21,8 @@
 //    the next. A batch sends ReadIndex with a fresh 8-byte id, again with a new id every
 //    500 ms (readIndexRetryTime) and when this member applies a new leader's empty entry
 //    (firstCommitInTerm), accepting the read state of any of its ids; it fails with
-//    ErrLeaderChanged when the known leader changes, with ErrTimeout after ReqTimeout;
+//    ErrLeaderChanged when a new leader becomes known (losing one is not news: a cut-off
+//    follower's reads wait), with ErrTimeout after ReqTimeout;
 //    then it waits until applied >= the read index and is served from the local store.
 //  - serializable reads: served from the local store at once, however far it lags.
 //  - watches (kv_server_watch.cpp): a KvWatch registers a watcher on the member's
@@ -169,9 +170,9 @@ class KvServer {
   // linearizableReadLoop: the batch being confirmed and the next one.
   std::vector<Read> batch_, nextBatch_;
   ReadPhase readPhase_ = ReadPhase::idle;
-  std::uint64_t readBatch_ = 0;   // batches started
-  std::uint64_t readCtx_ = 0;     // ReadIndex ids sent
-  std::uint64_t retryGen_ = 0;    // retry timer resets
+  std::uint64_t readBatch_ = 0;    // batches started
+  std::uint64_t readCtx_ = 0;      // ReadIndex ids sent
+  std::uint64_t retryGen_ = 0;     // retry timer resets
   std::set<std::string> readIds_;  // the current batch's ids (requestIDs)
   raft::Index readIndex_ = 0;
 };

@@ -70,8 +70,7 @@ KvRig::KvRig(etcd::EtcdConfig config, std::uint64_t seed)
       return m;
     });
     processes_.push_back(p);
-    world_->add_volume(p, std::string(etcd::EtcdMember::kVolume), "disk",
-                       VolumeKind::persistent);
+    world_->add_volume(p, std::string(etcd::EtcdMember::kVolume), "disk", VolumeKind::persistent);
   }
   world_->add_process(3, "client", [calls = calls_, answers = answers_, events = events_] {
     return std::make_unique<ScriptedKvClient>(calls, answers, events);
@@ -83,13 +82,13 @@ KvRig::KvRig(etcd::EtcdConfig config, std::uint64_t seed)
   });
 }
 
-void KvRig::call(std::int64_t at_ms, std::function<std::string()> member,
-                 Message request) {
+void KvRig::call(std::int64_t at_ms, std::function<std::string()> member, Message request) {
   calls_->push_back(KvCall{at_ms, std::move(member), std::move(request)});
 }
 
 void KvRig::call(std::int64_t at_ms, std::string member, Message request) {
-  call(at_ms, [member] { return member; }, std::move(request));
+  call(
+      at_ms, [member] { return member; }, std::move(request));
 }
 
 void KvRig::run_until_ms(std::int64_t ms) {

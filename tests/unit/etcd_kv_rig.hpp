@@ -17,7 +17,7 @@ namespace hasim::testing {
 struct KvCall {
   std::int64_t at_ms = 0;
   std::function<std::string()> member;  // "n1/etcd", ... resolved when the call goes out
-  Message request;  // a KvRequest or a KvWatch
+  Message request;                      // a KvRequest or a KvWatch
 };
 
 struct KvAnswer {
@@ -30,8 +30,7 @@ class KvRig {
  public:
   explicit KvRig(etcd::EtcdConfig config = {}, std::uint64_t seed = 1);
   // Before run(): the client's script.
-  void call(std::int64_t at_ms, std::function<std::string()> member,
-            Message request);
+  void call(std::int64_t at_ms, std::function<std::string()> member, Message request);
   void call(std::int64_t at_ms, std::string member, Message request);
   // Every watch response the client got, in order.
   const std::vector<std::shared_ptr<const etcd::KvWatchResponse>>& watch_events() const {

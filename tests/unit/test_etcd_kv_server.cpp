@@ -33,7 +33,8 @@ std::string error_of(const KvRig& rig, std::uint64_t id) {
 TEST_CASE("a write is read back linearizably on every member", "[etcd][kv]") {
   KvRig rig;
   rig.call(kElected, rig.name(1), kv_put(1, "/registry/a", "v1"));
-  for (int i = 1; i <= 3; ++i) rig.call(kElected + 500, rig.name(i), kv_get(10 + i, "/registry/a", false));
+  for (int i = 1; i <= 3; ++i)
+    rig.call(kElected + 500, rig.name(i), kv_get(10 + i, "/registry/a", false));
   rig.run_until_ms(kElected + 2'000);
   const etcd::KvResponse& put = ok_answer(rig, 1);
   CHECK(put.header.revision == 2);  // the first write of a fresh store
@@ -60,18 +61,42 @@ TEST_CASE("a serializable read on a cut-off follower is stale; a linearizable on
     *follower = *leader == 3 ? 2 : 3;
     rig.isolate(*follower);
   });
-  rig.call(kElected, [&rig, leader] { return rig.name(*leader); }, kv_put(1, "k", "new"));
-  rig.call(kElected + 500, [&rig, follower] { return rig.name(*follower); }, kv_get(2, "k", true));
-  rig.call(kElected + 500, [&rig, follower] { return rig.name(*follower); }, kv_get(3, "k", false));
-  rig.call(kElected + 500, [&rig, leader] { return rig.name(*leader); }, kv_get(4, "k", true));
+  rig.call(
+      kElected, [&rig, leader] { return rig.name(*leader); }, kv_put(1, "k", "new"));
+  rig.call(
+      kElected + 500, [&rig, follower] { return rig.name(*follower); }, kv_get(2, "k", true));
+  rig.call(
+      kElected + 500, [&rig, follower] { return rig.name(*follower); }, kv_get(3, "k", false));
+  rig.call(
+      kElected + 500, [&rig, leader] { return rig.name(*leader); }, kv_get(4, "k", true));
   rig.run_until_ms(kElected + 10'000);
   CHECK(ok_answer(rig, 1).header.revision == 2);
   const etcd::KvResponse& stale = ok_answer(rig, 2);
   CHECK(stale.range.kvs.empty());  // the follower has not applied the write
   CHECK(stale.header.revision == 1);
   CHECK(ok_answer(rig, 4).range.kvs.size() == 1);
-  // The follower's ReadIndex never reaches the leader: it loses its leader (PreVote) first.
-  CHECK(error_of(rig, 3) == kv_error::kLeaderChanged);
+  // The follower's ReadIndex never reaches the leader; it is sent again every 500 ms until
+  // ReqTimeout. (Losing its leader is no leader change for etcd: no new one becomes known.)
+  const KvAnswer* read = rig.answer(3);
+  REQUIRE(read != nullptr);
+  CHECK(read->response->error == kv_error::kTimeout);
+  CHECK(read->at_ns - read->sent_ns >= 7'000'000'000);
+}
+
+TEST_CASE("a linearizable read waiting on a leader that is cut off fails with leader changed",
+          "[etcd][kv]") {
+  KvRig rig;
+  auto leader = std::make_shared<int>(0);
+  rig.world().at(TrueTime{kElected * 1'000'000}, [&rig, leader] {
+    *leader = rig.leader();
+    rig.isolate(*leader);
+  });
+  auto follower = [&rig, leader] { return rig.name(*leader == 1 ? 2 : 1); };
+  rig.call(kElected + 10, follower, kv_get(1, "k", false));
+  rig.call(kElected + 5'000, follower, kv_get(2, "k", false));  // the retry succeeds
+  rig.run_until_ms(kElected + 6'000);
+  CHECK(error_of(rig, 1) == kv_error::kLeaderChanged);
+  CHECK(ok_answer(rig, 2).range.kvs.empty());
 }
 
 TEST_CASE("a write to a cut-off minority times out after ReqTimeout", "[etcd][kv]") {
@@ -81,7 +106,8 @@ TEST_CASE("a write to a cut-off minority times out after ReqTimeout", "[etcd][kv
     *follower = rig.leader() == 3 ? 2 : 3;
     rig.isolate(*follower);
   });
-  rig.call(kElected, [&rig, follower] { return rig.name(*follower); }, kv_put(1, "k", "lost"));
+  rig.call(
+      kElected, [&rig, follower] { return rig.name(*follower); }, kv_put(1, "k", "lost"));
   rig.run_until_ms(kElected + 20'000);
   const KvAnswer* a = rig.answer(1);
   REQUIRE(a != nullptr);
@@ -136,8 +162,7 @@ TEST_CASE("kube-apiserver's optimistic update: a stale resourceVersion gets the 
   CHECK(exists.txn.responses.empty());
 }
 
-TEST_CASE("members keep their KV across restarts: WAL replay and snapshot catch-up",
-          "[etcd][kv]") {
+TEST_CASE("members keep their KV across restarts: WAL replay and snapshot catch-up", "[etcd][kv]") {
   etcd::EtcdConfig config;
   config.snapshotCount = 4;
   config.snapshotCatchUpEntries = 2;
@@ -154,8 +179,8 @@ TEST_CASE("members keep their KV across restarts: WAL replay and snapshot catch-
   // The down member comes back behind the leader's compacted log: it gets a snapshot.
   rig.world().at(TrueTime{(kElected + 3'000) * 1'000'000},
                  [&rig, down] { rig.world().restart(rig.process(*down)); });
-  rig.call(kElected + 6'000, [&rig, down] { return rig.name(*down); },
-           kv_get(100, "k", true, "l"));
+  rig.call(
+      kElected + 6'000, [&rig, down] { return rig.name(*down); }, kv_get(100, "k", true, "l"));
   // Every member restarts: each replays its snapshot and WAL.
   for (int i = 1; i <= 3; ++i) {
     rig.world().at(TrueTime{(kElected + 7'000) * 1'000'000},
@@ -213,4 +238,28 @@ TEST_CASE("a watch sees the writes applied on its member; a compacted start is c
   CHECK(canceled8);  // by the 100 ms sync loop: "required revision has been compacted"
   CHECK(seen9 == std::vector<std::int64_t>{4});
   CHECK(rig.member(3)->kv().watches() == 1);
+}
+
+TEST_CASE("a write before any leader waits for one; without a quorum it times out", "[etcd][kv]") {
+  KvRig rig;
+  // node.go takes no proposal while there is no leader: the write goes in once one is known.
+  rig.call(1, rig.name(1), kv_put(1, "early", "v"));
+  rig.world().at(TrueTime{kElected * 1'000'000}, [&rig] {
+    for (int i = 2; i <= 3; ++i) rig.world().crash(rig.process(i));
+  });
+  rig.call(kElected + 100, rig.name(1), kv_put(2, "late", "v"));
+  rig.call(kElected + 100, rig.name(1), kv_get(3, "early", false));
+  rig.call(kElected + 100, rig.name(1), kv_get(4, "early", true));
+  rig.run_until_ms(kElected + 10'000);
+  const KvAnswer* early = rig.answer(1);
+  REQUIRE(early != nullptr);
+  CHECK(early->response->ok());
+  // Not at once (a commit takes a few ms): it waited for the first election, which etcd's
+  // start-up tick advance (adjustTicks) brings to about 200 ms.
+  CHECK(early->at_ns - early->sent_ns > 100'000'000);
+  const std::string late = error_of(rig, 2);
+  CHECK((late == kv_error::kTimeout || late == kv_error::kTimeoutLeaderFail));
+  const std::string read = error_of(rig, 3);
+  CHECK((read == kv_error::kTimeout || read == kv_error::kLeaderChanged));
+  CHECK(ok_answer(rig, 4).range.kvs.size() == 1);  // serializable: still served locally
 }
