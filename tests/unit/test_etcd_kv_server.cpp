@@ -28,6 +28,13 @@ std::string error_of(const KvRig& rig, std::uint64_t id) {
   return a->response->error;
 }
 
+// Counts the snapshots members installed from their leader (trace kind "raft-install").
+struct InstallCounter final : TraceObserver {
+  void on_event(const TraceEvent& event) override { installs += event.kind == "raft-install"; }
+  bool wants(std::string_view kind) const override { return kind == "raft-install"; }
+  int installs = 0;
+};
+
 }  // namespace
 
 TEST_CASE("a write is read back linearizably on every member", "[etcd][kv]") {
@@ -167,6 +174,8 @@ TEST_CASE("members keep their KV across restarts: WAL replay and snapshot catch-
   config.snapshotCount = 4;
   config.snapshotCatchUpEntries = 2;
   KvRig rig(config);
+  InstallCounter counter;
+  rig.world().trace().add_observer(&counter);
   auto down = std::make_shared<int>(0);
   rig.world().at(TrueTime{(kElected - 500) * 1'000'000}, [&rig, down] {
     *down = rig.leader() == 3 ? 2 : 3;
@@ -194,6 +203,7 @@ TEST_CASE("members keep their KV across restarts: WAL replay and snapshot catch-
   }
   rig.run_until_ms(kElected + 14'000);
   for (int k = 0; k < 12; ++k) CHECK(ok_answer(rig, 1 + k).header.revision == 2 + k);
+  CHECK(counter.installs >= 1);  // the lagging member caught up by a snapshot
   CHECK(ok_answer(rig, 100).range.count == 12);
   for (int i = 1; i <= 3; ++i) {
     const etcd::KvResponse& replayed = ok_answer(rig, 200 + i);
