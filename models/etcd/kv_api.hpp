@@ -82,16 +82,31 @@ struct KvWatchResponse final : MessageBody {
   mvcc::WatchResponse watch;
 };
 
-// What `etcdctl endpoint status` shows of a member (etcdserverpb StatusResponse).
+// What `etcdctl endpoint status` shows of a member (etcdserverpb StatusResponse;
+// server/etcdserver/api/v3rpc/maintenance.go Status).
 struct KvStatus {
   std::uint64_t member_id = 0;
-  std::uint64_t leader = 0;
+  std::uint64_t leader = 0;  // 0: none known
   std::uint64_t raft_term = 0;
   std::uint64_t raft_index = 0;  // committed
   std::uint64_t raft_applied_index = 0;
   std::int64_t db_size = 0;
   std::int64_t db_size_in_use = 0;
-  bool nospace_alarm = false;
+  std::int64_t db_size_quota = 0;  // 0: the quota is off
+  bool nospace_alarm = false;      // the cluster's NOSPACE alarm is raised
+};
+
+// The Maintenance service's Status call, answered at once from the member's own state.
+struct KvStatusRequest final : MessageBody {
+  std::string_view type() const override { return "kv-status"; }
+  std::uint64_t client_id = 0;
+};
+
+struct KvStatusResponse final : MessageBody {
+  std::string_view type() const override { return "kv-status-response"; }
+  std::uint64_t client_id = 0;
+  ResponseHeader header;
+  KvStatus status;
 };
 
 }  // namespace hasim::etcd

@@ -357,6 +357,14 @@ void KvServer::restore(std::string_view data) {
   HASIM_ASSERT(!store_.write_open());
 }
 
+void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const {
+  auto r = std::make_shared<KvStatusResponse>();
+  r->client_id = request.client_id;
+  r->header = header();
+  r->status = status();
+  out.events.emplace_back(from, std::move(r));
+}
+
 KvStatus KvServer::status() const {
   KvStatus s;
   s.member_id = config_.member_id;
@@ -369,6 +377,7 @@ KvStatus KvServer::status() const {
   s.raft_applied_index = applied_;
   s.db_size = store_.db_size();
   s.db_size_in_use = store_.db_size_in_use();
+  s.db_size_quota = quota_.enabled() ? quota_.max_bytes() : 0;
   s.nospace_alarm = applier_.nospace();
   return s;
 }

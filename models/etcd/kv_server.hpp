@@ -63,7 +63,7 @@ struct KvServerConfig {
 // What the server asks of its member: replies to send, timers to set (local values < 2^56).
 struct KvOutbox {
   std::vector<std::pair<ProcessId, std::shared_ptr<KvResponse>>> replies;
-  std::vector<std::pair<ProcessId, std::shared_ptr<KvWatchResponse>>> events;
+  std::vector<std::pair<ProcessId, Message>> events;  // watch and status responses
   std::vector<std::pair<Duration, std::uint64_t>> timers;
 };
 
@@ -89,6 +89,7 @@ class KvServer {
   void on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
   void on_timer(std::uint64_t local, KvOutbox& out);
   void on_watch(ProcessId from, const KvWatch& request, KvOutbox& out);
+  void on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const;
   void on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out);
   void on_read_states(const std::vector<raft::ReadState>& states, KvOutbox& out);
   // A committed normal entry's data: false if it is not an encoded request (the caller's).

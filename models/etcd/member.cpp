@@ -173,8 +173,7 @@ void EtcdMember::on_message(Env& env, ProcessId from, const Message& message) {
       pump(env);
       return;
     }
-    if (const auto* watch = dynamic_cast<const KvWatch*>(message.get())) {
-      on_kv_watch(from, *watch);
+    if (on_kv_message(from, *message)) {
       pump(env);
       return;
     }

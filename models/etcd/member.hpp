@@ -141,7 +141,7 @@ class EtcdMember final : public Process {
   // The KV server's adapter (member_kv.cpp): requests, timers, and its outbox.
   void on_kv_request(Env& env, ProcessId from, const KvRequest& request);
   void on_kv_timer(Env& env, std::uint64_t tag);
-  void on_kv_watch(ProcessId from, const KvWatch& request);
+  bool on_kv_message(ProcessId from, const MessageBody& message);  // a watch or status call
   void kv_ready(Env& env, const raft::Ready& rd);
   void flush_kv(Env& env);
   // The member API and the rest of etcd's membership handling (member_membership.cpp).

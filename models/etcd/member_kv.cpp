@@ -12,9 +12,17 @@ void EtcdMember::on_kv_request(Env& env, ProcessId from, const KvRequest& reques
   kv_.on_request(env.monotonic_now(), from, request, kvOut_);
 }
 
-void EtcdMember::on_kv_watch(ProcessId from, const KvWatch& request) {
+bool EtcdMember::on_kv_message(ProcessId from, const MessageBody& message) {
   HASIM_ASSERT(node_ != nullptr);
-  kv_.on_watch(from, request, kvOut_);
+  if (const auto* watch = dynamic_cast<const KvWatch*>(&message)) {
+    kv_.on_watch(from, *watch, kvOut_);
+    return true;
+  }
+  if (const auto* status = dynamic_cast<const KvStatusRequest*>(&message)) {
+    kv_.on_status(from, *status, kvOut_);
+    return true;
+  }
+  return false;
 }
 
 void EtcdMember::on_kv_timer(Env&, std::uint64_t tag) {

@@ -10,10 +10,14 @@ namespace {
 class ScriptedKvClient final : public Process {
  public:
   using Events = std::vector<std::shared_ptr<const etcd::KvWatchResponse>>;
+  using Statuses = std::map<std::uint64_t, std::shared_ptr<const etcd::KvStatusResponse>>;
   ScriptedKvClient(std::shared_ptr<std::vector<KvCall>> calls,
                    std::shared_ptr<std::map<std::uint64_t, KvAnswer>> answers,
-                   std::shared_ptr<Events> events)
-      : calls_(std::move(calls)), answers_(std::move(answers)), events_(std::move(events)) {}
+                   std::shared_ptr<Events> events, std::shared_ptr<Statuses> statuses)
+      : calls_(std::move(calls)),
+        answers_(std::move(answers)),
+        events_(std::move(events)),
+        statuses_(std::move(statuses)) {}
   void on_start(Env& env) override {
     tags_ = env.tag_space("script");
     for (std::size_t i = 0; i < calls_->size(); ++i) {
@@ -32,6 +36,10 @@ class ScriptedKvClient final : public Process {
       events_->push_back(std::move(event));
       return;
     }
+    if (auto status = std::dynamic_pointer_cast<const etcd::KvStatusResponse>(message)) {
+      (*statuses_)[status->client_id] = std::move(status);
+      return;
+    }
     auto response = std::dynamic_pointer_cast<const etcd::KvResponse>(message);
     if (response == nullptr) return;
     HASIM_ASSERT(answers_->count(response->client_id) == 0);  // one answer per call
@@ -43,6 +51,7 @@ class ScriptedKvClient final : public Process {
   std::shared_ptr<std::vector<KvCall>> calls_;
   std::shared_ptr<std::map<std::uint64_t, KvAnswer>> answers_;
   std::shared_ptr<Events> events_;
+  std::shared_ptr<Statuses> statuses_;
   std::map<std::uint64_t, std::int64_t> sent_;
   TagSpace tags_;
 };
@@ -52,7 +61,9 @@ class ScriptedKvClient final : public Process {
 KvRig::KvRig(etcd::EtcdConfig config, std::uint64_t seed)
     : calls_(std::make_shared<std::vector<KvCall>>()),
       answers_(std::make_shared<std::map<std::uint64_t, KvAnswer>>()),
-      events_(std::make_shared<std::vector<std::shared_ptr<const etcd::KvWatchResponse>>>()) {
+      events_(std::make_shared<std::vector<std::shared_ptr<const etcd::KvWatchResponse>>>()),
+      statuses_(std::make_shared<
+                std::map<std::uint64_t, std::shared_ptr<const etcd::KvStatusResponse>>>()) {
   std::vector<NodeSetup> nodes;
   for (const char* n : {"n1", "n2", "n3", "c"}) nodes.push_back(NodeSetup{n, "", LocalClock{}});
   WorldOptions options;
@@ -72,9 +83,10 @@ KvRig::KvRig(etcd::EtcdConfig config, std::uint64_t seed)
     processes_.push_back(p);
     world_->add_volume(p, std::string(etcd::EtcdMember::kVolume), "disk", VolumeKind::persistent);
   }
-  world_->add_process(3, "client", [calls = calls_, answers = answers_, events = events_] {
-    return std::make_unique<ScriptedKvClient>(calls, answers, events);
-  });
+  world_->add_process(3, "client",
+                      [calls = calls_, answers = answers_, events = events_, statuses = statuses_] {
+                        return std::make_unique<ScriptedKvClient>(calls, answers, events, statuses);
+                      });
   world_->set_stop_handler([this](ProcessId p, StopReason, int) {
     for (std::size_t i = 0; i < processes_.size(); ++i) {
       if (processes_[i] == p) *slots_[i] = nullptr;
@@ -147,6 +159,17 @@ std::shared_ptr<etcd::KvWatch> kv_watch(std::uint64_t watch_id, std::string key,
   w->request.range_end = std::move(range_end);
   w->request.start_revision = start_revision;
   return w;
+}
+
+const etcd::KvStatusResponse* KvRig::status(std::uint64_t client_id) const {
+  const auto it = statuses_->find(client_id);
+  return it == statuses_->end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<etcd::KvStatusRequest> kv_status(std::uint64_t id) {
+  auto r = std::make_shared<etcd::KvStatusRequest>();
+  r->client_id = id;
+  return r;
 }
 
 std::shared_ptr<etcd::KvRequest> kv_compact(std::uint64_t id, std::int64_t revision) {

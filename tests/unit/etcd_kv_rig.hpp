@@ -36,6 +36,8 @@ class KvRig {
   const std::vector<std::shared_ptr<const etcd::KvWatchResponse>>& watch_events() const {
     return *events_;
   }
+  // The status answers, by the call's client id.
+  const etcd::KvStatusResponse* status(std::uint64_t client_id) const;
   void run_until_ms(std::int64_t ms);
 
   // The running member of node i (1-based), null while it is down.
@@ -57,6 +59,7 @@ class KvRig {
   std::shared_ptr<std::vector<KvCall>> calls_;
   std::shared_ptr<std::map<std::uint64_t, KvAnswer>> answers_;
   std::shared_ptr<std::vector<std::shared_ptr<const etcd::KvWatchResponse>>> events_;
+  std::shared_ptr<std::map<std::uint64_t, std::shared_ptr<const etcd::KvStatusResponse>>> statuses_;
 };
 
 // Requests as clientv3 builds them.
@@ -65,6 +68,7 @@ std::shared_ptr<etcd::KvRequest> kv_get(std::uint64_t id, std::string key, bool 
                                         std::string range_end = "");
 std::shared_ptr<etcd::KvWatch> kv_watch(std::uint64_t watch_id, std::string key,
                                         std::string range_end, std::int64_t start_revision);
+std::shared_ptr<etcd::KvStatusRequest> kv_status(std::uint64_t id);
 std::shared_ptr<etcd::KvRequest> kv_compact(std::uint64_t id, std::int64_t revision);
 // kube-apiserver's OptimisticPut (etcd3 store.go GuaranteedUpdate): If(mod_revision(key) =
 // rv) Then(Put) Else(Get); rv 0 is a create (store.go Create: no Else).

@@ -135,12 +135,23 @@ TEST_CASE("the quota refuses a write, and the NOSPACE alarm then refuses every w
   rig.call(kElected, rig.name(1), kv_put(1, "big", std::string(2'000, 'x')));
   rig.call(kElected + 500, rig.name(2), kv_put(2, "small", "y"));
   rig.call(kElected + 500, rig.name(3), kv_get(3, "small", false));
+  rig.call(kElected + 1'500, rig.name(3), kv_status(50));
   rig.run_until_ms(kElected + 2'000);
   CHECK(error_of(rig, 1) == "etcdserver: mvcc: database space exceeded");
   // "small" passes member 2's gate, but the alarm member 1 raised has been applied.
   CHECK(error_of(rig, 2) == "etcdserver: mvcc: database space exceeded");
   CHECK(ok_answer(rig, 3).range.kvs.empty());
   for (int i = 1; i <= 3; ++i) CHECK(rig.member(i)->kv().status().nospace_alarm);
+  // `etcdctl endpoint status` over the wire.
+  const etcd::KvStatusResponse* st = rig.status(50);
+  REQUIRE(st != nullptr);
+  CHECK(st->status.member_id == 3);
+  CHECK(st->status.leader == static_cast<std::uint64_t>(rig.leader()));
+  CHECK(st->status.raft_applied_index == st->status.raft_index);
+  CHECK(st->status.raft_index >= 3);  // bootstrap, the leader's empty entry, the alarm
+  CHECK(st->status.db_size == etcd::mvcc::kEmptyBackendBytes);
+  CHECK(st->status.db_size_quota == config.quotaBackendBytes);
+  CHECK(st->status.nospace_alarm);
 }
 
 TEST_CASE("kube-apiserver's optimistic update: a stale resourceVersion gets the current object",
