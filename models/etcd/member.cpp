@@ -1,5 +1,6 @@
 #include "models/etcd/member.hpp"
 
+#include <algorithm>
 #include <typeinfo>
 
 #include "models/etcd/trace_entries.hpp"
@@ -39,7 +40,10 @@ raft::Snapshot bootstrap_snapshot(std::size_t members) {
   return snap;
 }
 
-EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id) : config_(std::move(config)), id_(id) {
+EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id)
+    : config_(std::move(config)),
+      id_(id),
+      kv_(KvServerConfig{id, config_.electionTimeout, config_.quotaBackendBytes}) {
   HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size() + config_.standby.size());
   HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
   HASIM_ASSERT(config_.tick_interval().ns > 0);
@@ -56,6 +60,7 @@ void EtcdMember::on_start(Env& env) {
   io_ = env.tag_space("wal");
   client_ = env.tag_space("client");
   removal_ = env.tag_space("member-removal");
+  kvTimers_ = env.tag_space("kv");
   for (const std::string& member : config_.members) peers_.push_back(env.process(member));
   for (const std::string& member : config_.standby) peers_.push_back(env.process(member));
   if (config_.directory == nullptr) config_.directory = std::make_shared<MemberDirectory>();
@@ -63,6 +68,7 @@ void EtcdMember::on_start(Env& env) {
   if (refuses_to_start(env)) return;
   recover(env);
   node_ = std::make_unique<raft::RawNode>(raft_config(env));
+  kv_.set_node(node_.get());
   env.set_timer(first_tick(env), ticks_.tag(kTick));
   // The paper's servers start with a plain election timeout (no etcd adjustTicks).
   if (!config_.paper()) env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
@@ -137,7 +143,9 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
     env.exit(0);
     return;
   }
-  if (client_.owns(tag)) {
+  if (kvTimers_.owns(tag)) {
+    on_kv_timer(env, tag);
+  } else if (client_.owns(tag)) {
     propose(env);
     env.set_timer(Duration{i64(config_.members.size()) * 1'000'000'000 / config_.rate},
                   client_.tag());
@@ -152,10 +160,19 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
   pump(env);
 }
 
-void EtcdMember::on_message(Env& env, ProcessId, const Message& message) {
+void EtcdMember::on_message(Env& env, ProcessId from, const Message& message) {
   // Peer messages first: nearly every message is one.
   const auto* raft = message_as<RaftMessage>(*message);
   if (raft == nullptr) {
+    if (const auto* kv = message_as<KvRequest>(*message)) {
+      on_kv_request(env, from, *kv);
+      pump(env);
+      return;
+    }
+    if (on_kv_message(from, *message)) {
+      pump(env);
+      return;
+    }
     const auto* request = message_as<MemberRequest>(*message);
     // connection-closed: rafthttp redials; raft needs nothing.
     if (request == nullptr) return;
@@ -196,6 +213,7 @@ void EtcdMember::pump(Env& env) {
     start_ready(env);
   }
   if (phase_ == Phase::idle) maybe_snapshot(env);
+  flush_kv(env);
 }
 
 void EtcdMember::start_ready(Env& env) {
@@ -207,6 +225,7 @@ void EtcdMember::start_ready(Env& env) {
     trace_state(env, *rd.softState);
     api_->lead_changed(env, rd.softState->lead);
   }
+  kv_ready(env, rd);
   // "the leader can write to its disk in parallel with replicating to the followers and
   // then writing to their disks" (raft thesis 10.2.1): the leader sends first.
   if (leader_ || config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
@@ -310,10 +329,14 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
       HASIM_ASSERT(cc.has_value());
       confState_ = node_->apply_conf_change(*cc);
     } else if (!e.data.empty()) {
+      (void)kv_.apply(e.data, kvOut_);  // an encoded request, or the rate's opaque data
       stateHash_ = fnv1a_word(fnv1a_word(stateHash_, e.index), entry_payload_hash(e));
+    } else {
+      kv_.on_first_commit_in_term(kvOut_);  // applyEntryNormal: firstCommitInTerm
     }
     applied_ = e.index;
   }
+  kv_.applied_to(applied_, kvOut_);
   if (env.tracing(trace_kind::kApply)) {
     env.trace(trace_kind::kApply, {{"member", i64(id_)},
                                    {"first", i64(entries.front().index)},
@@ -327,8 +350,15 @@ void EtcdMember::install(const raft::Snapshot& snapshot) {
   confState_ = snapshot.metadata.confState;
   applied_ = snapshot.metadata.index;
   snapshotIndex_ = snapshot.metadata.index;
+  // The hash's 8 bytes (none in the bootstrap snapshot), then the KV store if it has one.
+  const std::string_view data = snapshot.data;
+  const std::size_t hashBytes = std::min<std::size_t>(data.size(), 8);
   stateHash_ = 0;
-  for (char c : snapshot.data) stateHash_ = (stateHash_ << 8) | static_cast<unsigned char>(c);
+  for (char c : data.substr(0, hashBytes)) {
+    stateHash_ = (stateHash_ << 8) | static_cast<unsigned char>(c);
+  }
+  if (data.size() > hashBytes) kv_.restore(data.substr(hashBytes));
+  kv_.applied_to(applied_, kvOut_);
 }
 
 std::string EtcdMember::state_machine_data() const {
@@ -336,6 +366,8 @@ std::string EtcdMember::state_machine_data() const {
   for (int shift = 56; shift >= 0; shift -= 8) {
     data.push_back(static_cast<char>((stateHash_ >> shift) & 0xff));
   }
+  // A store nobody wrote adds nothing: request-free runs keep their snapshot bytes.
+  if (!kv_.empty()) data += kv_.snapshot_data();
   return data;
 }
 

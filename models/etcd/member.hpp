@@ -17,7 +17,9 @@
 //  - snapshots every --snapshot-count applied entries (server.go triggerSnapshot), keeping
 //    SnapshotCatchUpEntries in memory for slow followers;
 //  - restart replays the WAL (models/etcd/wal.hpp).
-// The state machine is a hash of the applied entries' data. Client load: each member
+// The state machine: the KV server (models/etcd/kv_server.hpp) applies the entries that are
+// encoded requests and answers KvRequests; a hash chains every applied entry's data (the
+// only state of runs without KV clients). Rate-driven load: each member
 // proposes its share of `rate` writes/s itself (a follower's MsgProp goes to the leader
 // inside raft), a dropped proposal is traced.
 //
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "models/etcd/kv_server.hpp"
 #include "models/etcd/membership.hpp"
 #include "models/etcd/wal.hpp"
 #include "models/raft/rawnode.hpp"
@@ -61,6 +64,7 @@ struct EtcdConfig {
   std::uint64_t snapshotCount = 10'000;            // --snapshot-count (v3.6 default)
   std::uint64_t snapshotCatchUpEntries = 5'000;    // DefaultSnapshotCatchUpEntries
   std::int64_t rate = 0;                           // client proposals per second, cluster-wide
+  std::int64_t quotaBackendBytes = 0;              // --quota-backend-bytes (0: 2 GiB)
   // The mutation: send every message at once and never fsync the WAL, so a member
   // acknowledges entries a power loss then takes (the raft-safety property must fail).
   bool unsafeAckBeforeFsync = false;
@@ -98,6 +102,8 @@ raft::Snapshot bootstrap_snapshot(std::size_t members);
 
 class EtcdMember final : public Process {
  public:
+  // The member's KV server, for tests and status probes.
+  const KvServer& kv() const { return kv_; }
   static constexpr std::string_view kVolume = "data";
 
   EtcdMember(EtcdConfig config, raft::PeerId id);
@@ -132,6 +138,12 @@ class EtcdMember final : public Process {
   void finish_snapshot(Env& env);
   void propose(Env& env);
   std::string state_machine_data() const;
+  // The KV server's adapter (member_kv.cpp): requests, timers, and its outbox.
+  void on_kv_request(Env& env, ProcessId from, const KvRequest& request);
+  void on_kv_timer(Env& env, std::uint64_t tag);
+  bool on_kv_message(ProcessId from, const MessageBody& message);  // a watch or status call
+  void kv_ready(Env& env, const raft::Ready& rd);
+  void flush_kv(Env& env);
   // The member API and the rest of etcd's membership handling (member_membership.cpp).
   bool standby() const { return id_ > config_.members.size(); }
   bool refuses_to_start(Env& env);
@@ -167,6 +179,9 @@ class EtcdMember final : public Process {
   std::uint64_t neededSegment_ = 0;             // the oldest segment it still needs
   std::uint64_t proposals_ = 0;
   std::unique_ptr<MemberApi> api_;
+  KvServer kv_;
+  KvOutbox kvOut_;
+  TagSpace kvTimers_;
   TagSpace removal_;  // the stop a second after this member's removal applied
 };
 

@@ -40,6 +40,8 @@ class Applier {
   bool nospace() const { return !nospace_members_.empty(); }
   const std::set<std::uint64_t>& nospace_members() const { return nospace_members_; }
   const KvStore& store() const { return store_; }
+  // A snapshot's alarm list (models/etcd/kv_snapshot.hpp).
+  void restore_alarms(std::set<std::uint64_t> members) { nospace_members_ = std::move(members); }
 
  private:
   ApplyResult apply_alarm(const AlarmRequest& request);

@@ -92,6 +92,28 @@ void KvStore::backend_erase(std::map<Revision, BackendRecord>::iterator it) {
   HASIM_ASSERT(db_size_in_use_ >= kEmptyBackendBytes);
 }
 
+void KvStore::restore(std::map<Revision, BackendRecord> backend, std::int64_t current_rev,
+                      std::int64_t compact_rev, std::int64_t db_size) {
+  HASIM_ASSERT(!write_open_);
+  HASIM_ASSERT(backend.empty() || backend.rbegin()->first.main <= current_rev);
+  index_ = TreeIndex{};
+  backend_.clear();
+  db_size_in_use_ = kEmptyBackendBytes;
+  db_size_ = kEmptyBackendBytes;
+  for (auto& [rev, record] : backend) {
+    if (record.tombstone) {
+      const bool live = index_.tombstone(record.kv.key, rev);
+      HASIM_ASSERT(live);
+    } else {
+      index_.put(record.kv.key, rev);
+    }
+    backend_put(rev, std::move(record));
+  }
+  current_rev_ = current_rev;
+  compact_rev_ = compact_rev;
+  db_size_ = std::max(db_size, db_size_in_use_);
+}
+
 MvccError KvStore::compact(std::int64_t rev) {
   HASIM_ASSERT(!write_open_);
   // updateCompactRev.

@@ -131,6 +131,10 @@ class KvStore {
   KvHash hash_kv(std::int64_t rev) const;
 
   const std::map<Revision, BackendRecord>& backend() const { return backend_; }
+  // Replaces the store with a snapshot's backend and rebuilds the index from its records in
+  // revision order, as kvstore.go restore does; db_size is the sent file's size.
+  void restore(std::map<Revision, BackendRecord> backend, std::int64_t current_rev,
+               std::int64_t compact_rev, std::int64_t db_size);
   const TreeIndex& index() const { return index_; }
   void set_observer(TxnObserver* observer) { observer_.observer = observer; }
   bool write_open() const { return write_open_; }

@@ -1,0 +1,181 @@
+#pragma once
+// The KV server inside an etcd member (server/etcdserver/v3_server.go, server.go apply),
+// over the member's RawNode and the MVCC store (models/etcd/mvcc/). Pure: no Env. The member
+// (member.cpp) hands it requests, timers, Ready read states, leader changes and committed
+// entries, and carries out what it asks for through a KvOutbox (replies, timers).
+//
+// Modelled as etcd does it:
+//  - writes (Put, DeleteRange, a Txn that writes, Compact): the API layer's checks
+//    (v3rpc/key.go checkTxnRequest), the quota gate (v3rpc/quota.go: over quota the member
+//    proposes a NOSPACE alarm and answers "database space exceeded"), then
+//    processInternalRaftRequestOnce: refused with ErrTooManyRequests while the committed
+//    index runs more than 5000 ahead of the applied one, else proposed as an encoded
+//    InternalRaftRequest with a wait on its id, answered with the applier's result when this
+//    member applies it, or after ReqTimeout (config.go: 5 s + 2 x election timeout) with
+//    ErrTimeout, or ErrTimeoutDueToLeaderFail when a leader was elected within two election
+//    timeouts after the request started (parseProposeCtxErr). raft's node.go does not take
+//    proposals while it knows no leader: they wait (here: are proposed again once a leader
+//    is known) and so time out if none comes.
+//  - linearizable reads (Range, a read-only Txn): linearizableReadLoop and
+//    requestCurrentIndex (v3.6). One batch at a time; reads that arrive meanwhile wait for
+//    the next. A batch sends ReadIndex with a fresh 8-byte id, again with a new id every
+//    500 ms (readIndexRetryTime) and when this member applies a new leader's empty entry
+//    (firstCommitInTerm), accepting the read state of any of its ids; it fails with
+//    ErrLeaderChanged when a new leader becomes known (losing one is not news: a cut-off
+//    follower's reads wait), with ErrTimeout after ReqTimeout;
+//    then it waits until applied >= the read index and is served from the local store.
+//  - serializable reads: served from the local store at once, however far it lags.
+//  - watches (kv_server_watch.cpp): a KvWatch registers a watcher on the member's
+//    WatchableStore; after every apply the member drains the watches and sends what they
+//    have; syncWatchersLoop runs every 100 ms and syncVictimsLoop every 10 ms while the
+//    member has watches (victims), so a compacted start revision's cancel reaches the client.
+// Not modelled: ErrTimeoutDueToConnectionLost (rafthttp's connected-since), the client's
+// own deadline on a read waiting for apply, leases, auth, defragmentation, watch progress
+// notifications, watch filters, and moving watchers back to unsynced when a snapshot
+// replaces the store (watchable_store.go restore).
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/etcd/kv_api.hpp"
+#include "models/etcd/mvcc/apply.hpp"
+#include "models/etcd/mvcc/kv_store.hpp"
+#include "models/etcd/mvcc/quota.hpp"
+#include "models/raft/rawnode.hpp"
+#include "sim/time.hpp"
+
+namespace hasim::etcd {
+
+struct KvServerConfig {
+  std::uint64_t member_id = 0;
+  Duration election_timeout = milliseconds(1000);
+  std::int64_t quota_backend_bytes = 0;  // --quota-backend-bytes (0: 2 GiB)
+  // config.go ReqTimeout.
+  Duration request_timeout() const { return Duration{5'000'000'000 + 2 * election_timeout.ns}; }
+};
+
+// What the server asks of its member: replies to send, timers to set (local values < 2^56).
+struct KvOutbox {
+  std::vector<std::pair<ProcessId, std::shared_ptr<KvResponse>>> replies;
+  std::vector<std::pair<ProcessId, Message>> events;  // watch and status responses
+  std::vector<std::pair<Duration, std::uint64_t>> timers;
+};
+
+class KvServer {
+ public:
+  // etcd: maxGapBetweenApplyAndCommitIndex; linearizableReadLoop's readIndexRetryTime.
+  static constexpr std::uint64_t kMaxGapApplyCommit = 5000;
+  static constexpr Duration kReadIndexRetry = milliseconds(500);
+  static constexpr std::size_t kMaxWaits = 100'000;  // requests in flight at most
+  static constexpr std::size_t kMaxWatches = 10'000;
+  static constexpr std::size_t kMaxReadIds = 1'000;  // ReadIndex ids of one batch kept
+  // watchable_store.go: syncWatchersLoop's 100 ms, syncVictimsLoop's 10 ms.
+  static constexpr Duration kSyncWatchersInterval = milliseconds(100);
+  static constexpr Duration kSyncVictimsInterval = milliseconds(10);
+  // Timer values: a kind in the bits from kTimerKindShift, a sequence number below.
+  static constexpr int kTimerKindShift = 52;
+  static constexpr std::uint64_t kSyncWatchers = 4;
+  static constexpr std::uint64_t kSyncVictims = 5;
+
+  explicit KvServer(KvServerConfig config);
+  void set_node(raft::RawNode* node) { node_ = node; }
+
+  void on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
+  void on_timer(std::uint64_t local, KvOutbox& out);
+  void on_watch(ProcessId from, const KvWatch& request, KvOutbox& out);
+  void on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const;
+  void on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out);
+  void on_read_states(const std::vector<raft::ReadState>& states, KvOutbox& out);
+  // A committed normal entry's data: false if it is not an encoded request (the caller's).
+  bool apply(std::string_view data, KvOutbox& out);
+  // Everything up to `applied` is applied (entries or a snapshot): waiting reads may go.
+  void applied_to(raft::Index applied, KvOutbox& out);
+  // An empty entry (a new leader's first of its term) was applied.
+  void on_first_commit_in_term(KvOutbox& out);
+
+  // The snapshot's share of the store (kv_snapshot.hpp); empty() when there is nothing to
+  // carry (a store nobody wrote), so that snapshots of request-free runs keep their bytes.
+  bool empty() const;
+  std::string snapshot_data() const;
+  void restore(std::string_view data);
+
+  const mvcc::KvStore& store() const { return store_; }
+  const mvcc::Applier& applier() const { return applier_; }
+  KvStatus status() const;
+  std::size_t waiting() const { return waits_.size(); }
+  std::size_t watches() const { return watches_.size(); }
+
+ private:
+  struct Wait {
+    ProcessId client = 0;
+    std::uint64_t client_id = 0;
+    KvOp op = KvOp::put;
+    LocalTime start{};
+  };
+  struct Read {
+    ProcessId client = 0;
+    std::uint64_t client_id = 0;
+    KvOp op = KvOp::range;
+    mvcc::RangeRequest range;
+    mvcc::TxnRequest txn;
+  };
+  enum class ReadPhase : std::uint8_t { idle, index, apply };
+
+  void write(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
+  void propose(std::string data, std::uint64_t id, bool waited);
+  void read(ProcessId from, const KvRequest& request, KvOutbox& out);
+  void start_read_batch(KvOutbox& out);
+  void send_read_index(KvOutbox& out);
+  void fail_read_batch(std::string_view error, KvOutbox& out);
+  void serve(const Read& read, KvOutbox& out);
+  void timeout(std::uint64_t id, KvOutbox& out);
+  std::shared_ptr<KvResponse> response(std::uint64_t client_id, KvOp op) const;
+  void reply(KvOutbox& out, ProcessId to, std::shared_ptr<KvResponse> r) const;
+  void refuse(KvOutbox& out, ProcessId to, const KvRequest& request, std::string_view error);
+
+  void flush_watches(KvOutbox& out);
+  void watch_timer(std::uint64_t kind, KvOutbox& out);
+  void arm_watch_timers(KvOutbox& out);
+  ResponseHeader header() const;
+
+  KvServerConfig config_;
+  raft::RawNode* node_ = nullptr;
+  mvcc::KvStore store_;
+  mvcc::Applier applier_{store_};
+  mvcc::WatchableStore watchable_{store_};
+  struct WatchOwner {
+    ProcessId client = 0;
+    std::uint64_t watch_id = 0;
+  };
+  std::map<mvcc::WatchId, WatchOwner> watches_;
+  bool syncArmed_ = false, victimsArmed_ = false;
+  mvcc::BackendQuota quota_;
+  raft::PeerId lead_ = 0;
+  LocalTime leadElected_{};
+  raft::Index applied_ = 0;
+  std::uint64_t nextId_ = 0;
+  std::map<std::uint64_t, Wait> waits_;  // by InternalRaftRequest id
+  // Proposals raft dropped for want of a leader, proposed again when one is known.
+  struct Blocked {
+    std::uint64_t id = 0;
+    std::string data;
+    bool waited = false;  // a client waits on it (not a NOSPACE alarm)
+  };
+  std::deque<Blocked> blocked_;
+  // linearizableReadLoop: the batch being confirmed and the next one.
+  std::vector<Read> batch_, nextBatch_;
+  ReadPhase readPhase_ = ReadPhase::idle;
+  std::uint64_t readBatch_ = 0;    // batches started
+  std::uint64_t readCtx_ = 0;      // ReadIndex ids sent
+  std::uint64_t retryGen_ = 0;     // retry timer resets
+  std::set<std::string> readIds_;  // the current batch's ids (requestIDs)
+  raft::Index readIndex_ = 0;
+};
+
+}  // namespace hasim::etcd
