@@ -1,6 +1,6 @@
 // The etcd system's check half (properties/check_system.hpp): the raft properties, the
 // assumptions they rest on (members keep their disks; CheckQuorum is on) and the etcd fault
-// choices (move-leader, isolating the leader).
+// choices (move-leader, isolating the leader, a power loss aimed at an acknowledgement).
 #include "properties/raft/check.hpp"
 
 #include "properties/raft/check_quorum.hpp"
@@ -68,6 +68,19 @@ void check_quorum_broken(const Scenario& scenario, const EtcdSpec& spec,
     out.push_back("check-quorum assumes clocks start at true rate, and " + node.name +
                   "'s runs slow (its leader's election timeouts take longer)");
   }
+}
+
+// A power loss aimed at an acknowledgement in flight (scenarios/etcd/ack_power_loss.cpp): a
+// member's next MsgAppResp or MsgVoteResp after the fault's time cuts its node's power as
+// the answer arrives, inside the window a member that acknowledged before its fsync would
+// lose what it promised. Within the assumptions: etcd fsyncs first.
+FaultSpec power_loss_after_ack(const FaultSpace& space, const Intensity& intensity) {
+  FaultSpec f;
+  f.kind = "node-down-after-ack";
+  f.targets = {pick(space.facts.get<EtcdSpace>()->members)};
+  f.message = *rc::gen::element<std::string>("MsgAppResp", "MsgVoteResp");
+  f.for_duration = draw_outage(space, intensity);
+  return f;
 }
 
 bool assumes_disks(const Scenario& scenario) {
@@ -144,6 +157,8 @@ const CheckSystem& etcd_check_system() {
           {"partition-raft-leader", has_members, isolate_leader,
            [](const FaultSpec& f) { return f.kind == "partition" && f.role == "raft-leader"; },
            true},
+          {"node-down-after-ack", has_members, power_loss_after_ack,
+           [](const FaultSpec& f) { return f.kind == "node-down-after-ack"; }, true},
       },
       fill_space,
       forbids,
