@@ -105,6 +105,8 @@ struct FaultSpec {
   // `retry` apart, until one is accepted
   Duration retry{};
   std::int64_t attempts = 1;
+  // node-down-after-ack: the raft answer whose receipt cuts the power ("MsgAppResp", ...)
+  std::string message;
 };
 
 struct Scenario {

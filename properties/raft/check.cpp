@@ -1,7 +1,9 @@
-// The etcd system's check half (properties/check_system.hpp): the raft properties and the
-// one assumption raft-safety rests on, that members keep their disks.
+// The etcd system's check half (properties/check_system.hpp): the raft properties, the
+// assumptions they rest on (members keep their disks; CheckQuorum is on) and the etcd fault
+// choices (move-leader, isolating the leader, a power loss aimed at an acknowledgement).
 #include "properties/raft/check.hpp"
 
+#include "properties/raft/check_quorum.hpp"
 #include "properties/raft/eventually_raft_leader.hpp"
 #include "properties/raft/raft_safety.hpp"
 #include "scenarios/etcd/spec.hpp"
@@ -50,6 +52,37 @@ FaultSpec isolate_leader(const FaultSpace& space, const Intensity& intensity) {
   return f;
 }
 
+// check-quorum's assumptions: CheckQuorum on (etcd mode hard-codes it; the paper mode and
+// checkQuorum false leave it off) and clocks that start at true rate (the property reads the
+// clock-rate faults, not a node's configured rate).
+void check_quorum_broken(const Scenario& scenario, const EtcdSpec& spec,
+                         std::vector<std::string>& out) {
+  if (!names_property(scenario, "check-quorum")) return;
+  if (spec.config.paper() || !spec.config.checkQuorum) {
+    out.push_back("check-quorum assumes CheckQuorum, which " +
+                  std::string(spec.config.paper() ? "the paper mode" : "etcd.checkQuorum false") +
+                  " turns off: a leader cut off from a quorum then keeps leading");
+  }
+  for (const NodeSpec& node : scenario.nodes) {
+    if (node.clock.rate_ppb >= 1'000'000'000) continue;
+    out.push_back("check-quorum assumes clocks start at true rate, and " + node.name +
+                  "'s runs slow (its leader's election timeouts take longer)");
+  }
+}
+
+// A power loss aimed at an acknowledgement in flight (scenarios/etcd/ack_power_loss.cpp): a
+// member's next MsgAppResp or MsgVoteResp after the fault's time cuts its node's power as
+// the answer arrives, inside the window a member that acknowledged before its fsync would
+// lose what it promised. Within the assumptions: etcd fsyncs first.
+FaultSpec power_loss_after_ack(const FaultSpace& space, const Intensity& intensity) {
+  FaultSpec f;
+  f.kind = "node-down-after-ack";
+  f.targets = {pick(space.facts.get<EtcdSpace>()->members)};
+  f.message = *rc::gen::element<std::string>("MsgAppResp", "MsgVoteResp");
+  f.for_duration = draw_outage(space, intensity);
+  return f;
+}
+
 bool assumes_disks(const Scenario& scenario) {
   return scenario.section<EtcdSpec>() != nullptr && names_property(scenario, "raft-safety");
 }
@@ -61,6 +94,8 @@ bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& 
 }
 
 void broken(const Scenario& scenario, std::vector<std::string>& out) {
+  if (scenario.section<EtcdSpec>() == nullptr) return;
+  check_quorum_broken(scenario, *scenario.section<EtcdSpec>(), out);
   if (!assumes_disks(scenario)) return;
   for (const FaultSpec& fault : scenario.faults) {
     if (fault.kind != "disk-loss") continue;
@@ -78,6 +113,12 @@ void broken(const Scenario& scenario, std::vector<std::string>& out) {
 
 std::unique_ptr<Property> make_raft_safety(const std::string& spec, std::optional<Duration>) {
   return std::make_unique<RaftSafety>(spec);
+}
+
+std::unique_ptr<Property> make_check_quorum(const std::string& spec,
+                                            std::optional<Duration> bound) {
+  HASIM_ASSERT(bound.has_value());
+  return std::make_unique<CheckQuorum>(spec, *bound);
 }
 
 std::unique_ptr<Property> make_eventually_raft_leader(const std::string& spec,
@@ -103,6 +144,12 @@ const CheckSystem& etcd_check_system() {
             "leader within BOUND",
             "a quorum of members can reach each other once faults heal"},
            make_eventually_raft_leader},
+          {{"check-quorum", "BOUND",
+            "an etcd member that leads and has heard from no quorum of voters (itself "
+            "included) for BOUND on its clock steps down (CheckQuorum: within about two "
+            "election timeouts)",
+            "CheckQuorum is on (etcd mode) and node clocks start at true rate"},
+           make_check_quorum},
       },
       {
           {"move-leader", has_members, move_leader,
@@ -110,6 +157,8 @@ const CheckSystem& etcd_check_system() {
           {"partition-raft-leader", has_members, isolate_leader,
            [](const FaultSpec& f) { return f.kind == "partition" && f.role == "raft-leader"; },
            true},
+          {"node-down-after-ack", has_members, power_loss_after_ack,
+           [](const FaultSpec& f) { return f.kind == "node-down-after-ack"; }, true},
       },
       fill_space,
       forbids,

@@ -1,6 +1,6 @@
 #pragma once
-// The etcd system's check half (properties/check_system.hpp): raft-safety and
-// eventually-raft-leader.
+// The etcd system's check half (properties/check_system.hpp): raft-safety,
+// eventually-raft-leader and check-quorum, and the etcd fault choices.
 #include "properties/check_system.hpp"
 
 namespace hasim {

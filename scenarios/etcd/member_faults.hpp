@@ -15,6 +15,10 @@ struct EtcdSpec;
 std::vector<FaultKind> etcd_member_fault_kinds();
 // Their key sets, for the system's key_sets.
 std::vector<KeySet> etcd_member_key_sets();
+// "node-down-after-ack" (scenarios/etcd/ack_power_loss.cpp): a power loss aimed at the
+// window between a member's acknowledgement leaving and its WAL write being durable.
+FaultKind etcd_ack_power_loss_kind();
+KeySet etcd_ack_power_loss_keys();
 // "standby": nodes with an etcd process that is not in the initial cluster; false on error.
 bool read_standby(scenario_loader::Context& c, const Json& section, const std::string& path,
                   EtcdSpec& spec);

@@ -193,7 +193,9 @@ const ScenarioSystem& etcd_scenario_system() {
                     "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
                     "unsafeAckBeforeFsync", "mode", "tick", "timerRule", "standby"}}};
     for (KeySet& set : etcd_member_key_sets()) s.key_sets.push_back(std::move(set));
+    s.key_sets.push_back(etcd_ack_power_loss_keys());
     s.fault_kinds = etcd_member_fault_kinds();
+    s.fault_kinds.push_back(etcd_ack_power_loss_kind());
     s.read = read_etcd;
     s.processes_on = processes_on;
     s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";
