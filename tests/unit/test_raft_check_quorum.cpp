@@ -11,6 +11,7 @@
 
 using Catch::Matchers::Contains;
 using hasim::CheckQuorum;
+using hasim::StoredTraceEvent;
 using hasim::TraceEvent;
 using hasim::TraceField;
 using hasim::TrueTime;
@@ -66,11 +67,11 @@ class Trace {
   void feed(double t, std::string node, std::string_view proc, std::string_view kind,
             std::vector<TraceField> fields) {
     names_.push_back(std::move(node));
-    events_.push_back(TraceEvent{at(t), names_.back(), proc, kind, std::move(fields)});
+    events_.push_back(StoredTraceEvent{at(t), names_.back(), proc, kind, std::move(fields)});
     monitor.on_event(events_.back());
   }
   std::deque<std::string> names_;  // the events' node names live here
-  std::deque<TraceEvent> events_;
+  std::deque<StoredTraceEvent> events_;
 };
 
 }  // namespace
