@@ -36,6 +36,19 @@ std::string_view to_string(StorageOp op) {
   return "";
 }
 
+Etcd3ClientConfig stacked_etcd_client(std::string local_member) {
+  Etcd3ClientConfig config;
+  config.endpoints.push_back(std::move(local_member));
+  return config;
+}
+
+Etcd3ClientConfig external_etcd_client(std::vector<std::string> members) {
+  HASIM_ASSERT(!members.empty());
+  Etcd3ClientConfig config;
+  config.endpoints = std::move(members);
+  return config;
+}
+
 Etcd3Store::Etcd3Store(Etcd3ClientConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(!config_.endpoints.empty());
   HASIM_ASSERT(config_.request_timeout.ns > 0 && config_.backoff.ns >= 0);

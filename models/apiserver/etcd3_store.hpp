@@ -5,10 +5,11 @@
 // every entry point takes the caller's monotonic time.
 //
 // Client (etcd client/v3): an endpoint list as kube-apiserver's --etcd-servers gives it
-// (kubeadm stacked: https://127.0.0.1:2379 only, so the local member and nothing else;
-// external: every member). client.go dials them with gRPC's round_robin policy (each call
-// goes to the next endpoint); etcd 3.3's pinned balancer stayed on one endpoint until it
-// failed. Failed calls are retried (retry_interceptor.go) after a fixed back-off
+// (kubeadm stacked: https://127.0.0.1:2379 only, so the local member and nothing else,
+// cmd/kubeadm/app/phases/controlplane/manifests.go getAPIServerCommand; external: the
+// endpoints the operator lists, usually every member). client.go dials them with gRPC's round_robin
+// policy (each call goes to the next endpoint); etcd 3.3's pinned balancer stayed on one endpoint
+// until it failed. Failed calls are retried (retry_interceptor.go) after a fixed back-off
 // (defaultBackoffWaitBetween, 25 ms; the 10% jitter is left out) on the next endpoint, up to
 // defaultUnaryMaxRetries, while the request's deadline has not passed.
 //
@@ -46,6 +47,11 @@ struct Etcd3ClientConfig {
   // GuaranteedUpdate / conditional Delete loop until the compare succeeds upstream; bounded.
   int max_compare_retries = 16;
 };
+
+// The endpoint lists kubeadm gives kube-apiserver: its own node's member only (stacked), or
+// every member (external).
+Etcd3ClientConfig stacked_etcd_client(std::string local_member);
+Etcd3ClientConfig external_etcd_client(std::vector<std::string> members);
 
 enum class StorageOp : std::uint8_t { get, list, create, update, remove };
 std::string_view to_string(StorageOp op);

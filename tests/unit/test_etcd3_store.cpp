@@ -95,9 +95,9 @@ std::shared_ptr<Script> host(KvRig& rig, NodeId node, api::Etcd3ClientConfig con
 }
 
 api::Etcd3ClientConfig endpoints(const KvRig& rig, std::vector<int> members) {
-  api::Etcd3ClientConfig config;
-  for (int i : members) config.endpoints.push_back(rig.name(i));
-  return config;
+  std::vector<std::string> names;
+  for (int i : members) names.push_back(rig.name(i));
+  return api::external_etcd_client(std::move(names));
 }
 
 const StorageResult& outcome(const Script& s, std::size_t step) {
@@ -257,7 +257,7 @@ TEST_CASE("etcd3 store: a list below the compacted revision is 410 Gone", "[apis
 TEST_CASE("etcd3 store: stacked, local member partitioned: requests time out",
           "[apiserver][etcd3]") {
   KvRig rig;
-  auto s = host(rig, rig.node(1), endpoints(rig, {1}));
+  auto s = host(rig, rig.node(1), api::stacked_etcd_client(rig.name(1)));
   const std::int64_t t = kElected;
   rig.world().at(TrueTime{t * 1'000'000}, [&rig] { rig.isolate(1); });
   s->steps = {{t + 2'000, do_get(kPod)}, {t + 2'000, do_create(kPod, "v")}};
