@@ -52,8 +52,9 @@ std::string_view to_string(StorageError error);
 StorageError storage_error_of(GrpcCode code, std::string_view etcd_error);
 
 // The API status the client of kube-apiserver sees. Upstream, errors store.go passes through
-// unchanged (timeouts, no leader, too many requests) reach ErrorToAPIStatus as 500
-// InternalError carrying etcd's text ("Error from server: etcdserver: request timed out");
+// unchanged (timeouts, no leader, too many requests) reach ErrorToAPIStatus
+// (apiserver pkg/endpoints/handlers/responsewriters/status.go) as code 500 with no reason
+// and etcd's text as the message ("Error from server: etcdserver: request timed out");
 // hasim's Status has no 500, so they map to the nearest retriable status (504 / 503).
 Status api_status(StorageError error);
 
