@@ -37,6 +37,8 @@ const std::set<std::pair<std::string, std::string>> kModelDependencies{
     {"cluster", "apiserver"},
     {"cluster", "election"},
     {"etcd", "raft"},  // an etcd member is one thin adapter around raft's RawNode
+    // kube-apiserver's etcd3 storage layer speaks the members' KV messages (etcd3_store).
+    {"apiserver", "etcd"},
     // CloudCore elects with client-go's LeaderElector over the apiserver client, and reuses
     // the components' lock factory and acting-leader trace kinds.
     {"cloudcore", "apiserver"},
