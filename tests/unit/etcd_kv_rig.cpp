@@ -26,7 +26,7 @@ class ScriptedKvClient final : public Process {
   }
   void on_timer(Env& env, TimerId, std::uint64_t tag) override {
     const KvCall& c = calls_->at(tags_.local(tag));
-    if (const auto* r = dynamic_cast<const etcd::KvRequest*>(c.request.get())) {
+    if (const auto* r = message_as<etcd::KvRequest>(*c.request)) {
       sent_[r->client_id] = env.monotonic_now().ns;
     }
     env.send(env.process(c.member()), c.request);

@@ -60,7 +60,7 @@ class StoreHost final : public Process {
     drain(env, out);
   }
   void on_message(Env& env, ProcessId, const Message& message) override {
-    const auto* response = dynamic_cast<const etcd::KvResponse*>(message.get());
+    const auto* response = message_as<etcd::KvResponse>(*message);
     if (response == nullptr) return;
     Etcd3Effects out;
     store_.on_response(*response, env.monotonic_now().ns, out);
