@@ -25,8 +25,26 @@ inline constexpr std::string_view kApiserverSlow = "apiserver-slow";
 inline constexpr std::string_view kApiserverHang = "apiserver-hang";
 inline constexpr std::string_view kApiserverUnavailable = "apiserver-unavailable";
 
+// kube-apiserver's etcd client (models/apiserver/raft_store.hpp) made one gRPC call on one
+// key: the history `no-lost-write` checks and `hasim run --history` writes
+// (properties/linearizability/history.hpp names the operations). Prefix lists are not
+// recorded (the register model is per key).
+//   etcd-call     {client, call, op, key, value, expected}: invoked. `client` is the
+//                 apiserver process ("cp-1/kube-apiserver"), `call` its call id (unique per
+//                 incarnation of that process; a crash or exit ends every call still open
+//                 with an unknown outcome), `op` "get" | "put" | "delete" | "cas-put" |
+//                 "cas-delete", `value` (put, cas-put) a 16-hex-digit FNV-1a hash of the bytes
+//                 written, `expected` (cas-put, cas-delete) the compare's ModRevision.
+//   etcd-call-end {client, call, outcome, succeeded, found, value, mod_revision, revision,
+//                 error}: ended. `outcome` "ok" | "fail" (it did not take effect) | "unknown"
+//                 (it may have: a timed-out write, a call abandoned at the deadline); the rest
+//                 as linearizability::Output (succeeded and found 0 or 1), and etcd's error
+//                 text when not ok.
+inline constexpr std::string_view kEtcdCall = "etcd-call";
+inline constexpr std::string_view kEtcdCallEnd = "etcd-call-end";
+
 inline constexpr std::array kAll{kComponentStart, kWrite,          kLeaseWrite,
                                  kLeaseRead,      kApiserverSlow, kApiserverHang,
-                                 kApiserverUnavailable};
+                                 kApiserverUnavailable, kEtcdCall, kEtcdCallEnd};
 
 }  // namespace hasim::api::trace_kind
