@@ -207,7 +207,8 @@ void read_scenario(Context& c, Json& doc) {
   if (const Json* v = r.required(doc, "$", "nodes", "3")) read_nodes(c, *v, "$.nodes");
   // Nodes a section adds (the store's), so links and faults may name them.
   for (const ScenarioSystem* system : scenario_systems()) {
-    if (system->add_nodes != nullptr && c.has(system->section)) system->add_nodes(c);
+    if (system->add_nodes == nullptr || !c.has(system->section)) continue;
+    system->add_nodes(c, doc[std::string(system->section)]);
   }
   if (const Json* v = JsonReader::field(doc, "network")) read_network(c, *v, "$.network");
   // Sections in registry order: a system reads after those it builds on.

@@ -83,7 +83,7 @@ struct ScenarioSystem {
   void (*migrate)(scenario_loader::Context& c, Json& doc) = nullptr;
   // After "nodes", for a section present in the file: nodes it adds (the store's), so links
   // and faults may name them. May be null.
-  void (*add_nodes)(scenario_loader::Context& c) = nullptr;
+  void (*add_nodes)(scenario_loader::Context& c, const Json& section) = nullptr;
   // Reads the section into c.scenario.sections, after the network and the sections listed
   // before it. May be null (no section).
   void (*read)(scenario_loader::Context& c, const Json& section, const std::string& path) = nullptr;

@@ -7,6 +7,7 @@
 
 namespace hasim::api {
 ApiServer::ApiServer(ApiServerConfig config) : config_(std::move(config)) {
+  if (config_.make_store) config_.store = config_.make_store();  // one per incarnation
   HASIM_ASSERT(config_.store != nullptr);
   HASIM_ASSERT(config_.conditions != nullptr);
   HASIM_ASSERT(config_.request_timeout.ns > 0);
@@ -19,6 +20,7 @@ void ApiServer::on_start(Env& env) {
   env.trace(trace_kind::kComponentStart, {{"component", "kube-apiserver"},
                                           {"version", config_.version},
                                           {"emulation", config_.emulation}});
+  config_.store->start(env);
   if (config_.hook) {
     hook_ = config_.hook();
     hook_->on_start(env);
@@ -27,6 +29,7 @@ void ApiServer::on_start(Env& env) {
 
 void ApiServer::on_message(Env& env, ProcessId from, const Message& message) {
   if (message_as<StoreNotify>(*message) != nullptr) return pull_events(env);
+  if (config_.store->on_message(env, from, message)) return store_moved(env);
   if (message_as<ConnectionClosed>(*message) != nullptr) {
     // A client went away: its watches end here; answers to its requests would go nowhere.
     std::erase_if(watchers_, [from](const Watcher& w) { return w.client == from; });
@@ -111,6 +114,12 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
         result.revision);
 }
 
+// A store inside this process (raft_store.hpp) took a message or a timer: its watch cache
+// may have moved.
+void ApiServer::store_moved(Env& env) {
+  if (subscribed_) pull_events(env);
+}
+
 void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (execute_tags_.owns(tag)) return execute(env, execute_tags_.local(tag));
   if (forward_tags_.owns(tag)) {
@@ -127,6 +136,7 @@ void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
     reply(env, pending.client, pending.request->id, Status::timeout);
     return;
   }
+  if (config_.store->on_timer(env, tag)) return store_moved(env);
   HASIM_ASSERT(hook_ != nullptr);  // every other space is the hook's
   hook_->on_timer(env, tag);
 }

@@ -44,7 +44,7 @@ class ApiServerHook {
 };
 
 struct ApiServerConfig {
-  std::shared_ptr<Store> store;
+  std::shared_ptr<Store> store;  // shared by every apiserver (the ideal store), or make_store
   std::shared_ptr<const ApiServerConditions> conditions;
   Duration request_timeout = seconds(60);
   // Sampled per request / per batch of watch events from the process's random stream.
@@ -53,6 +53,9 @@ struct ApiServerConfig {
   std::string version;    // binary version, traced at start
   std::string emulation;  // --emulated-version (the binary version if not set)
   std::function<std::unique_ptr<ApiServerHook>()> hook;  // optional
+  // A store made for each process incarnation, inside it (a client of etcd members:
+  // raft_store.hpp); when set, `store` is ignored.
+  std::function<std::shared_ptr<Store>()> make_store;
 };
 
 class ApiServer final : public Process {
@@ -90,6 +93,7 @@ class ApiServer final : public Process {
              std::vector<ObjectPtr> items = {}, std::uint64_t revision = 0);
   void open_watch(Env& env, std::uint64_t key);
   void pull_events(Env& env);
+  void store_moved(Env& env);
   void forward_due(Env& env);
   // Sends `event` on `watcher` if it matches and is newer than what it has seen.
   void send_event(Env& env, Watcher& watcher, const StoreEvent& event);

@@ -37,7 +37,7 @@ GrpcCode grpc_code_of(std::string_view e) {
   namespace kv = etcd::kv_error;
   if (e.empty()) return GrpcCode::ok;
   if (e == kv::kTimeout || e == kv::kTimeoutLeaderFail || e == kv::kLeaderChanged ||
-      e == kv::kNoLeader) {
+      e == kv::kNoLeader || e == kTransportClosing || e == kNoConnection) {
     return GrpcCode::unavailable;
   }
   if (e == kv::kTooManyRequests || e == grpc_error_text(ServerError::no_space)) {
@@ -54,6 +54,25 @@ GrpcCode grpc_code_of(std::string_view e) {
   }
   if (e == kv::kProposalDropped) return GrpcCode::unknown;  // not an rpctypes error
   return GrpcCode::failed_precondition;
+}
+
+bool write_may_have_applied(std::string_view e) {
+  namespace kv = etcd::kv_error;
+  // Refused before a proposal existed (v3rpc interceptors, quota.go, v3_server.go
+  // processInternalRaftRequestOnce, raft's ErrProposalDropped) or never sent; anything else,
+  // an unrecognised text included, may have been applied.
+  if (e == kv::kNoLeader || e == kv::kTooManyRequests || e == kv::kProposalDropped ||
+      e == kNoConnection) {
+    return false;
+  }
+  const GrpcCode code = grpc_code_of(e);
+  return code != GrpcCode::resource_exhausted && code != GrpcCode::invalid_argument &&
+         code != GrpcCode::out_of_range;
+}
+
+bool safe_to_retry(bool mutable_rpc, GrpcCode code, std::string_view etcd_error) {
+  if (mutable_rpc && code == GrpcCode::unavailable && etcd_error == kNoConnection) return true;
+  return safe_to_retry(mutable_rpc, code);
 }
 
 bool safe_to_retry(bool mutable_rpc, GrpcCode code) {

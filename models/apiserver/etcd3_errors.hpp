@@ -29,10 +29,25 @@ enum class GrpcCode : std::uint8_t {
 std::string_view to_string(GrpcCode code);
 GrpcCode grpc_code_of(std::string_view etcd_error);
 
+// What a call fails with when its connection fails rather than the member answering: one
+// sent over a connection that then closed may have reached the member (grpc-go
+// ErrConnClosing); one the client could not send at all never did, and is the only failed
+// write retry_interceptor.go isSafeRetryMutableRPC retries.
+inline constexpr std::string_view kTransportClosing = "transport is closing";
+inline constexpr std::string_view kNoConnection = "there is no connection available";
+
+// Whether a write that failed with `etcd_error` may still have been (or be) applied: the
+// member proposed it and lost track (a timeout, a leader change, a connection lost after it
+// was sent), rather than refusing it before proposing (no leader, too many requests, no
+// space, invalid, a dropped proposal, no connection). The history records the former as an
+// unknown outcome, the latter as failed.
+bool write_may_have_applied(std::string_view etcd_error);
+
 // retry_interceptor.go isSafeRetry: an immutable RPC (Range) is retried on any Unavailable
 // answer; a mutable one only when it surely never left the client ("there is no address
 // available" / "no connection available"), which a reply from a member never is.
 bool safe_to_retry(bool mutable_rpc, GrpcCode code);
+bool safe_to_retry(bool mutable_rpc, GrpcCode code, std::string_view etcd_error);
 
 // The storage layer's outcome of one operation (storage/errors.go ErrCode* and the errors
 // store.go passes through from etcd unchanged).

@@ -72,6 +72,12 @@ std::uint64_t Etcd3Store::get(std::string key, std::int64_t now_ns, Etcd3Effects
   return start(make_op(StorageOp::get, std::move(key), "", 0, Phase::read), now_ns, out);
 }
 
+std::uint64_t Etcd3Store::get(std::string key, std::int64_t now_ns, Duration timeout,
+                              Etcd3Effects& out) {
+  HASIM_ASSERT(timeout.ns > 0);
+  return start(make_op(StorageOp::get, std::move(key), "", 0, Phase::read), now_ns, out, timeout);
+}
+
 std::uint64_t Etcd3Store::list(std::string prefix, std::int64_t revision, std::int64_t now_ns,
                                Etcd3Effects& out) {
   return start(make_op(StorageOp::list, std::move(prefix), "", revision, Phase::read), now_ns, out);
@@ -100,12 +106,13 @@ std::uint64_t Etcd3Store::remove(std::string key, std::int64_t rv, std::int64_t 
   return start(make_op(StorageOp::remove, std::move(key), "", rv, phase), now_ns, out);
 }
 
-std::uint64_t Etcd3Store::start(Op op, std::int64_t now_ns, Etcd3Effects& out) {
+std::uint64_t Etcd3Store::start(Op op, std::int64_t now_ns, Etcd3Effects& out, Duration timeout) {
   HASIM_ASSERT(ops_.size() < kMaxInFlight);
-  HASIM_ASSERT(!op.key.empty());
+  HASIM_ASSERT(!op.key.empty() && timeout.ns >= 0);
+  if (timeout.ns == 0) timeout = config_.request_timeout;
   op.id = next_op_++;
-  op.deadline_ns = now_ns + config_.request_timeout.ns;
-  out.timers.push_back(Etcd3Timer{config_.request_timeout, op.id * 2 + kEtcd3DeadlineTimer});
+  op.deadline_ns = now_ns + timeout.ns;
+  out.timers.push_back(Etcd3Timer{timeout, op.id * 2 + kEtcd3DeadlineTimer});
   const std::uint64_t id = op.id;
   Op& stored = ops_.emplace(id, std::move(op)).first->second;
   send_call(stored, out);
@@ -120,12 +127,68 @@ void Etcd3Store::send_call(Op& op, Etcd3Effects& out) {
   op.call = next_call_++;
   calls_[op.call] = op.id;
   op.endpoint = config_.endpoints[active_];
+  op.sent_connected = !disconnected_.contains(op.endpoint);
   if (config_.balancer == EtcdBalancer::round_robin) next_endpoint();
   ++op.attempts;
   ++op.total_calls;
   auto request = build_call(op);
   request->client_id = op.call;
   out.sends.push_back(Etcd3Send{op.endpoint, std::move(request)});
+  record_invoke(op, out);
+}
+
+// The call as the history names it: a read is a get, a write Txn a compare-and-put or
+// compare-and-delete on ModRevision (create: expected 0).
+void Etcd3Store::record_invoke(const Op& op, Etcd3Effects& out) const {
+  if (op.op == StorageOp::list) return;
+  Etcd3CallRecord record;
+  record.call = op.call;
+  record.key = op.key;
+  if (op.phase == Phase::read) {
+    record.op = "get";
+  } else if (op.op == StorageOp::remove) {
+    record.op = "cas-delete";
+    record.expected = op.target;
+  } else {
+    record.op = "cas-put";
+    record.value = op.value;
+    record.expected = op.target;
+  }
+  out.calls.push_back(std::move(record));
+}
+
+// `response` is the member's ok answer, or null when the call failed with `error`.
+void Etcd3Store::record_end(const Op& op, const etcd::KvResponse* response,
+                            std::string_view outcome, std::string error,
+                            Etcd3Effects& out) const {
+  if (op.op == StorageOp::list) return;
+  HASIM_ASSERT((response != nullptr) == (outcome == "ok"));
+  // Create's Txn has no Else branch: a failed compare (the key exists) did not write and
+  // read nothing, so the history keeps it as an operation that did not take effect.
+  if (response != nullptr && op.phase == Phase::write && !response->txn.succeeded &&
+      response->txn.responses.empty()) {
+    response = nullptr;
+    outcome = "fail";
+  }
+  Etcd3CallRecord record;
+  record.call = op.call;
+  record.end = true;
+  record.outcome = outcome;
+  record.error = std::move(error);
+  if (response != nullptr) {
+    record.revision = response->header.revision;
+    const std::vector<KeyValue>* read = &response->range.kvs;
+    if (op.phase == Phase::write) {
+      record.succeeded = response->txn.succeeded;
+      read = record.succeeded ? nullptr : &response->txn.responses.at(0).range.kvs;
+    }
+    if (read != nullptr && !read->empty()) {
+      record.found = true;
+      record.observed = read->front().value;
+      record.mod_revision = read->front().mod_revision;
+    }
+  }
+  out.calls.push_back(std::move(record));
 }
 
 std::shared_ptr<etcd::KvRequest> Etcd3Store::build_call(const Op& op) const {
@@ -168,24 +231,30 @@ void Etcd3Store::on_response(const etcd::KvResponse& response, std::int64_t now_
   HASIM_ASSERT(it != ops_.end());
   Op& op = it->second;
   HASIM_ASSERT(op.call == response.client_id);
-  op.call = 0;
+  disconnected_.erase(op.endpoint);  // the member answered: the connection works
   if (!response.ok()) {
     on_call_failed(op, grpc_code_of(response.error), response.error, now_ns, out);
     return;
   }
+  record_end(op, &response, "ok", "", out);
+  op.call = 0;
   on_call_ok(op, response, out);
 }
 
 // retry_interceptor.go unaryClientInterceptor: a failed call is retried after the back-off
 // when isSafeRetry allows it and attempts and the deadline are left; otherwise it fails.
 void Etcd3Store::on_call_failed(Op& op, GrpcCode code, const std::string& text, std::int64_t now_ns,
-                                Etcd3Effects& out) {
+                                Etcd3Effects& out, bool never_sent) {
+  HASIM_ASSERT(op.call != 0);
+  const bool mutable_rpc = op.phase == Phase::write;
+  const bool unknown = mutable_rpc && !never_sent && write_may_have_applied(text);
+  record_end(op, nullptr, unknown ? "unknown" : "fail", text, out);
+  op.call = 0;
   // The pinned balancer (3.3) moves off an endpoint that answered Unavailable.
   if (config_.balancer == EtcdBalancer::pinned && code == GrpcCode::unavailable) {
     if (config_.endpoints[active_] == op.endpoint) next_endpoint();
   }
-  const bool mutable_rpc = op.phase == Phase::write;
-  const bool retry = safe_to_retry(mutable_rpc, code) && op.attempts < config_.max_attempts &&
+  const bool retry = safe_to_retry(mutable_rpc, code, text) && op.attempts < config_.max_attempts &&
                      now_ns + config_.backoff.ns < op.deadline_ns;
   if (retry) {
     out.timers.push_back(Etcd3Timer{config_.backoff, op.id * 2 + kEtcd3BackoffTimer});
@@ -284,6 +353,8 @@ void Etcd3Store::on_timer(std::uint64_t token, std::int64_t now_ns, Etcd3Effects
   // comes, is dropped) and the operation fails with DeadlineExceeded.
   if (op.call != 0) {
     calls_.erase(op.call);
+    const bool may_apply = op.phase == Phase::write;
+    record_end(op, nullptr, may_apply ? "unknown" : "fail", std::string(kDeadlineExceeded), out);
     op.call = 0;
     if (config_.balancer == EtcdBalancer::pinned && config_.endpoints[active_] == op.endpoint) {
       next_endpoint();  // the endpoint never answered: unpin it
@@ -293,6 +364,26 @@ void Etcd3Store::on_timer(std::uint64_t token, std::int64_t now_ns, Etcd3Effects
   result.error = StorageError::timeout;
   result.etcd_error = std::string(kDeadlineExceeded);
   finish(op, std::move(result), out);
+}
+
+void Etcd3Store::on_connection_closed(const std::string& endpoint, std::int64_t now_ns,
+                                      Etcd3Effects& out) {
+  const bool was_connected = !disconnected_.contains(endpoint);
+  disconnected_.insert(endpoint);
+  std::vector<std::uint64_t> failed;  // call ids, in call order (calls_ is ordered)
+  for (const auto& [call, id] : calls_) {
+    if (ops_.at(id).endpoint == endpoint) failed.push_back(call);
+  }
+  for (std::uint64_t call : failed) {
+    const auto it = calls_.find(call);
+    HASIM_ASSERT(it != calls_.end());
+    Op& op = ops_.at(it->second);
+    calls_.erase(it);
+    // Sent before the client knew: it may have arrived. Sent after: refused, never sent.
+    const bool never_sent = !was_connected || !op.sent_connected;
+    const std::string text(never_sent ? kNoConnection : kTransportClosing);
+    on_call_failed(op, GrpcCode::unavailable, text, now_ns, out, never_sent);
+  }
 }
 
 void Etcd3Store::finish(Op& op, StorageResult result, Etcd3Effects& out) {

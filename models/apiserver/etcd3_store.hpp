@@ -21,6 +21,7 @@
 // header revision.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,10 +76,32 @@ struct Etcd3Timer {
   Duration after;
   std::uint64_t token = 0;  // handed back to on_timer
 };
+// One gRPC call on one key, for the client history (trace_kinds.hpp kEtcdCall and
+// kEtcdCallEnd; properties/linearizability/history.hpp). Prefix lists are not recorded.
+struct Etcd3CallRecord {
+  std::uint64_t call = 0;
+  bool end = false;
+  // The invocation: op "get", "cas-put" or "cas-delete"; the value written; the compare's
+  // ModRevision.
+  std::string_view op;
+  std::string key;
+  std::string value;
+  std::int64_t expected = 0;
+  // The end: "ok", "fail" (it cannot have taken effect) or "unknown" (it may have).
+  std::string_view outcome;
+  bool succeeded = false;
+  bool found = false;
+  std::string observed;  // the value read (a get, the Else branch of a failed compare)
+  std::int64_t mod_revision = 0;
+  std::int64_t revision = 0;
+  std::string error;
+};
+
 struct Etcd3Effects {
   std::vector<Etcd3Send> sends;
   std::vector<Etcd3Timer> timers;
   std::vector<StorageResult> done;
+  std::vector<Etcd3CallRecord> calls;
 };
 
 class Etcd3Store {
@@ -87,6 +110,8 @@ class Etcd3Store {
 
   // Each returns the operation's id; its StorageResult comes out in Effects::done.
   std::uint64_t get(std::string key, std::int64_t now_ns, Etcd3Effects& out);
+  // A get with its own deadline (a health check's: --etcd-readycheck-timeout).
+  std::uint64_t get(std::string key, std::int64_t now_ns, Duration timeout, Etcd3Effects& out);
   // `revision` 0: the newest (a consistent list); else the list's resourceVersion.
   std::uint64_t list(std::string prefix, std::int64_t revision, std::int64_t now_ns,
                      Etcd3Effects& out);
@@ -99,6 +124,12 @@ class Etcd3Store {
 
   void on_response(const etcd::KvResponse& response, std::int64_t now_ns, Etcd3Effects& out);
   void on_timer(std::uint64_t token, std::int64_t now_ns, Etcd3Effects& out);
+  // The connection to `endpoint` closed (its member stopped, or refused a connection): every
+  // call in flight there fails. One sent over a connection believed open may have reached
+  // the member (gRPC: "transport is closing"; a write's outcome is then unknown and it is
+  // not retried); one sent after the client saw the connection fail never left (gRPC fails
+  // it with "no connection available", which retry_interceptor.go retries even for writes).
+  void on_connection_closed(const std::string& endpoint, std::int64_t now_ns, Etcd3Effects& out);
 
   const std::string& active_endpoint() const { return config_.endpoints[active_]; }
   std::size_t in_flight() const { return ops_.size(); }
@@ -119,15 +150,19 @@ class Etcd3Store {
     int total_calls = 0;
     std::uint64_t call = 0;  // the client_id of the call in flight, 0 when none
     std::string endpoint;
+    bool sent_connected = true;  // the call went over a connection believed open
   };
 
   static Op make_op(StorageOp kind, std::string key, std::string value, std::int64_t rv,
                     Phase phase);
-  std::uint64_t start(Op op, std::int64_t now_ns, Etcd3Effects& out);
+  std::uint64_t start(Op op, std::int64_t now_ns, Etcd3Effects& out, Duration timeout = {});
   void send_call(Op& op, Etcd3Effects& out);
   std::shared_ptr<etcd::KvRequest> build_call(const Op& op) const;
   void on_call_failed(Op& op, GrpcCode code, const std::string& text, std::int64_t now_ns,
-                      Etcd3Effects& out);
+                      Etcd3Effects& out, bool never_sent = false);
+  void record_invoke(const Op& op, Etcd3Effects& out) const;
+  void record_end(const Op& op, const etcd::KvResponse* response, std::string_view outcome,
+                  std::string error, Etcd3Effects& out) const;
   void on_call_ok(Op& op, const etcd::KvResponse& response, Etcd3Effects& out);
   void on_txn(Op& op, const etcd::KvResponse& response, Etcd3Effects& out);
   void next_endpoint();
@@ -139,6 +174,7 @@ class Etcd3Store {
   std::uint64_t next_call_ = 1;
   std::map<std::uint64_t, Op> ops_;               // by operation id
   std::map<std::uint64_t, std::uint64_t> calls_;  // call id -> operation id
+  std::set<std::string> disconnected_;            // endpoints whose connection failed
 };
 
 // Timer tokens: op id * 2 + kind.

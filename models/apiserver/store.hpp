@@ -5,6 +5,7 @@
 // timeout then answers the client), as when etcd is unreachable.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,21 @@ class Store {
   virtual void subscribe(ProcessId subscriber) = 0;
   virtual bool events_after(std::uint64_t after, std::vector<StoreEvent>& out) const = 0;
   virtual std::uint64_t revision() const = 0;
+
+  // A store that talks to etcd from inside the apiserver process (raft_store.hpp) is bound
+  // to that process's Env when it starts and handed the messages and timers that are its
+  // own (true: taken). The ideal store, outside every process, needs none of it.
+  virtual void start(Env& env) { (void)env; }
+  virtual bool on_message(Env& env, ProcessId from, const Message& message) {
+    (void)env, (void)from, (void)message;
+    return false;
+  }
+  virtual bool on_timer(Env& env, std::uint64_t tag) {
+    (void)env, (void)tag;
+    return false;
+  }
+  // /readyz's etcd check: why the apiserver is not ready, or nullopt.
+  virtual std::optional<std::string> not_ready() const { return std::nullopt; }
 };
 
 }  // namespace hasim::api

@@ -24,6 +24,9 @@ inline constexpr std::string_view kLeaseRead = "lease-read";
 inline constexpr std::string_view kApiserverSlow = "apiserver-slow";
 inline constexpr std::string_view kApiserverHang = "apiserver-hang";
 inline constexpr std::string_view kApiserverUnavailable = "apiserver-unavailable";
+// An apiserver over etcd members: its /readyz etcd check changed its answer:
+// {ready (0 or 1), reason}.
+inline constexpr std::string_view kApiserverReadyz = "apiserver-readyz";
 
 // kube-apiserver's etcd client (models/apiserver/raft_store.hpp) made one gRPC call on one
 // key: the history `no-lost-write` checks and `hasim run --history` writes
@@ -45,6 +48,7 @@ inline constexpr std::string_view kEtcdCallEnd = "etcd-call-end";
 
 inline constexpr std::array kAll{kComponentStart, kWrite,          kLeaseWrite,
                                  kLeaseRead,      kApiserverSlow, kApiserverHang,
-                                 kApiserverUnavailable, kEtcdCall, kEtcdCallEnd};
+                                 kApiserverUnavailable, kApiserverReadyz, kEtcdCall,
+                                 kEtcdCallEnd};
 
 }  // namespace hasim::api::trace_kind

@@ -91,9 +91,10 @@ void supervise(World& world, const KubeletSpec& spec) {
 // One control-plane node's kube-apiserver, kube-controller-manager and kube-scheduler; each
 // factory reads its own component's versions when the process (re)starts, so an upgrade can
 // change them one static pod at a time (kubeadm) or a node at a time.
-void add_node_components(World& world, const ControlPlaneSpec& cp, const ElectionPolicy& policy,
+void add_node_components(World& world, const Scenario& scenario, const ElectionPolicy& policy,
                          const std::shared_ptr<api::IdealStore>& store,
                          const std::string& node_name, ControlPlaneWiring& wiring) {
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   const auto node = world.find_node(node_name);
   HASIM_ASSERT(node.has_value());
   auto conditions = std::make_shared<api::ApiServerConditions>();
@@ -107,7 +108,8 @@ void add_node_components(World& world, const ControlPlaneSpec& cp, const Electio
   };
   api::ApiServerConfig apiserver{
       store, conditions, cp.requestTimeout, sampler(cp.apiserverLatency), sampler(cp.watchLag), {},
-      {},    {}};
+      {},    {},         {}};
+  if (cp.etcd.model == EtcdModel::raft) apiserver.make_store = raft_store_factory(scenario, node_name);
   election::RunWithLeaderElectionConfig cle;
   cle.hostname = node_name;
   cle.loopback = node_name + "/" + std::string(kApiServerProcess);
@@ -141,18 +143,12 @@ void add_node_components(World& world, const ControlPlaneSpec& cp, const Electio
   }
 }
 
-}  // namespace
-
-void add_control_plane(World& world, const Scenario& scenario, BuildState& built) {
-  HASIM_ASSERT(scenario.section<ControlPlaneSpec>() != nullptr);
-  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
-  ControlPlaneWiring* wiring = &built.set(ControlPlaneWiring{});
+std::shared_ptr<api::IdealStore> ideal_store(World& world, const ControlPlaneSpec& cp) {
   // The loader adds the store's node (kStoreNode; "etcd" for a replay of format 1) and gives
   // it the stream name "etcd" (store_node_spec): issue 11 part 5 renamed it from "etcd" to
   // "store" without changing a single random draw.
   const auto store_node = world.find_node(cp.storeNode);
   HASIM_ASSERT(store_node.has_value());
-
   World* w = &world;
   const NodeId store_id = *store_node;
   api::IdealStoreHooks hooks;
@@ -163,7 +159,19 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
   hooks.notify = [w](ProcessId subscriber) {
     w->post(subscriber, std::make_shared<api::StoreNotify>());
   };
-  auto store = std::make_shared<api::IdealStore>(std::move(hooks));
+  return std::make_shared<api::IdealStore>(std::move(hooks));
+}
+
+}  // namespace
+
+void add_control_plane(World& world, const Scenario& scenario, BuildState& built) {
+  HASIM_ASSERT(scenario.section<ControlPlaneSpec>() != nullptr);
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
+  ControlPlaneWiring* wiring = &built.set(ControlPlaneWiring{});
+  // Over etcd members each apiserver makes its own store (raft_store_factory); there is no
+  // ideal store and no node for it.
+  std::shared_ptr<api::IdealStore> store;
+  if (cp.etcd.model == EtcdModel::ideal) store = ideal_store(world, cp);
   wiring->store = store;
   const ElectionPolicy policy = election_policy(scenario);
 
@@ -174,7 +182,7 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
     nodes.insert(nodes.end(), upgrade->replacements.begin(), upgrade->replacements.end());
   }
   for (const std::string& node_name : nodes)
-    add_node_components(world, cp, policy, store, node_name, *wiring);
+    add_node_components(world, scenario, policy, store, node_name, *wiring);
   supervise(world, cp.kubelet);
   track_leaders(world, scenario, *wiring);
 }

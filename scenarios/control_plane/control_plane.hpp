@@ -63,6 +63,10 @@ inline constexpr std::string_view kControllerManagerProcess = "kube-controller-m
 inline constexpr std::string_view kSchedulerProcess = "kube-scheduler";
 
 void add_control_plane(World& world, const Scenario& scenario, BuildState& built);
+// The store of `node`'s kube-apiserver over the etcd members (etcd_backing.cpp): a factory
+// of one RaftStore per apiserver incarnation, with the endpoint list kubeadm gives it.
+std::function<std::shared_ptr<api::Store>()> raft_store_factory(const Scenario& scenario,
+                                                                 const std::string& node);
 
 // Whether the scenario's upgrade goes to an older version (semver order), and the newer of
 // the two versions (the control plane's own if there is no upgrade).
@@ -88,7 +92,14 @@ std::string store_node_name(const Context& c);
 // Adds the store's node to c.scenario.nodes and c.nodes unless a node has that name, and
 // gives it the store's stream name either way; a scenario with a control plane has it.
 // Idempotent.
-void add_store_node(Context& c);
+void add_store_node(Context& c, const Json& section);
+// Whether the section's control plane stands on etcd members ("etcd": {"model": "raft"},
+// or an "etcd" section in the file and no model given), as far as the file says.
+bool stands_on_raft_etcd(const Context& c, const Json& section);
+// "controlPlane.etcd" (etcd_backing.cpp).
+void read_cp_etcd(Context& c, const Json& section, const std::string& path, ControlPlaneSpec& spec);
+// Checks the control plane's etcd against the "etcd" section once both are read.
+void cross_check_cp_etcd(Context& c);
 // In a file with a control plane, reads the store's old node name "etcd" as "store" wherever
 // a node is named, with a note at each place (legacy_store_node.cpp). Not for a replay of
 // format 1 (c.options.legacy_store_node), where "etcd" is the store's node as it was.

@@ -337,7 +337,9 @@ std::string store_node_name(const Context& c) {
   return std::string(c.options.legacy_store_node ? kLegacyStoreNode : kStoreNode);
 }
 
-void add_store_node(Context& c) {
+void add_store_node(Context& c, const Json& section) {
+  // A control plane on etcd members has no ideal store, and so no node for it.
+  if (stands_on_raft_etcd(c, section)) return;
   const std::string store = store_node_name(c);
   if (c.nodes.zone_of.count(store) == 0) {
     c.scenario.nodes.push_back(store_node_spec(store));
@@ -355,7 +357,7 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
   JsonReader& r = c.reader;
   ControlPlaneNotes& notes = c.notes.set(ControlPlaneNotes{});
   if (!r.object(value, path, keys("controlPlane"), "the control plane")) {
-    add_store_node(c);
+    add_store_node(c, value);
     return;
   }
   ControlPlaneSpec spec;
@@ -363,7 +365,8 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
   spec.storeNode = store_node_name(c);
   notes.nodes = read_cp_nodes(c, value, path);
   if (notes.nodes) spec.nodes = *notes.nodes;
-  add_store_node(c);
+  add_store_node(c, value);
+  read_cp_etcd(c, value, path, spec);
 
   const Json* version = JsonReader::field(value, "version");
   notes.version = election::parse_semver(spec.version);  // the default

@@ -2,6 +2,7 @@
 // The control-plane system's scenario section, "controlPlane": kube-apiservers over the ideal
 // store, kube-controller-manager and kube-scheduler electing with client-go's LeaderElector
 // (lease mode) or Coordinated Leader Election (KEP-4355), and the kubelet that restarts them.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,6 +83,18 @@ struct CoordinationSpec {
 inline constexpr std::string_view kStoreNode = "store";
 inline constexpr std::string_view kLegacyStoreNode = "etcd";
 
+// What the kube-apiservers store objects in ("controlPlane.etcd"): the ideal store, or etcd
+// members (the "etcd" section) through kube-apiserver's etcd client, either stacked (a member
+// on each control-plane node; kubeadm gives each apiserver only its own, 127.0.0.1:2379) or
+// external (members on their own nodes; every apiserver is given all of them).
+enum class EtcdModel : std::uint8_t { ideal, raft };
+enum class EtcdTopology : std::uint8_t { stacked, external };
+struct ControlPlaneEtcd {
+  EtcdModel model = EtcdModel::ideal;
+  EtcdTopology topology = EtcdTopology::stacked;
+  bool pinned = false;  // "balancer": "pinned" (clientv3 3.3) instead of "round-robin"
+};
+
 // Control-plane nodes, each running kube-apiserver, kube-controller-manager and
 // kube-scheduler, over one ideal linearizable store (on node kStoreNode).
 struct ControlPlaneSpec {
@@ -99,6 +112,7 @@ struct ControlPlaneSpec {
   ElectionSpec controllerManager;                 // "kube-controller-manager"
   ElectionSpec scheduler = scheduler_defaults();  // "kube-scheduler" sets ReleaseOnCancel
   KubeletSpec kubelet;
+  ControlPlaneEtcd etcd;
   // Not a key: the store's node, kStoreNode, or kLegacyStoreNode for a replay of format 1.
   std::string storeNode = std::string(kStoreNode);
 };

@@ -54,7 +54,8 @@ const ScenarioSystem& control_plane_scenario_system() {
     s.key_sets = {
         {"controlPlane",
          {"nodes", "version", "emulationVersion", "election", "coordination", "access",
-          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet"}},
+          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet", "etcd"}},
+        {"controlPlaneEtcd", {"model", "topology", "balancer"}},
         {"coordination",
          {"strategy", "fallbackAfter", "candidateRenewInterval", "leaseDuration", "renewDeadline",
           "retryPeriod"}},
@@ -70,6 +71,7 @@ const ScenarioSystem& control_plane_scenario_system() {
     s.migrate = scenario_loader::read_legacy_store_node;
     s.add_nodes = scenario_loader::add_store_node;
     s.read = scenario_loader::read_control_plane;
+    s.cross_check = scenario_loader::cross_check_cp_etcd;
     s.processes_on = processes_on;
     s.process_origin =
         "\"controlPlane\" (kube-apiserver, kube-controller-manager and kube-scheduler on each "

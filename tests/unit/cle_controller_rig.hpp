@@ -194,7 +194,8 @@ class ClusterRig {
                                 [](Rng&) { return 10_ms; },
                                 "1.31.0",
                                 "1.31.0",
-                                [cle] { return std::make_unique<RunWithLeaderElection>(cle); }};
+                                [cle] { return std::make_unique<RunWithLeaderElection>(cle); },
+                                {}};
     world->add_process(0, "kube-apiserver",
                        [config] { return std::make_unique<api::ApiServer>(config); });
   }

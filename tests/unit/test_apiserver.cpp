@@ -59,7 +59,7 @@ struct Rig {
         {}, [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<StoreNotify>()); }});
     ApiServerConfig config{
         store,    conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; },
-        "1.31.0", "1.31.0",   {}};
+        "1.31.0", "1.31.0",   {},          {}};
     world->add_process(0, "kube-apiserver",
                        [config] { return std::make_unique<ApiServer>(config); });
     auto log_ptr = log;
