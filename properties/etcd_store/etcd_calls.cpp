@@ -70,9 +70,10 @@ void EtcdCalls::observe(const TraceEvent& event, EtcdCallSink& sink) {
   } else if ((kind == trace_kind::kCrash || kind == trace_kind::kExit) && !event.proc.empty()) {
     const std::string process = process_name(event);
     if (!clients_.contains(process)) return;  // not an etcd client: nothing open
-    const std::string why = process + (kind == trace_kind::kCrash
-                                           ? " crashed (" + std::string(event.string_field("reason")) + ")"
-                                           : " exited");
+    const std::string why =
+        process + (kind == trace_kind::kCrash
+                       ? " crashed (" + std::string(event.string_field("reason")) + ")"
+                       : " exited");
     abandon(process, false, event.t, why, sink);
   } else if (kind == trace_kind::kStart && !event.proc.empty()) {
     // Every process's incarnation is kept (a few per node), so a client's first call names

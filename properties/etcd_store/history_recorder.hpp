@@ -17,8 +17,8 @@ class HistoryRecorder final : public TraceObserver, private EtcdCallSink {
 
  private:
   void invoked(const linearizability::Operation& op, const CallOrigin& origin) override;
-  void ended(const linearizability::Operation& op, const CallOrigin& origin,
-             std::string_view error, std::string_view why) override;
+  void ended(const linearizability::Operation& op, const CallOrigin& origin, std::string_view error,
+             std::string_view why) override;
 
   EtcdCalls calls_;
   linearizability::History history_;

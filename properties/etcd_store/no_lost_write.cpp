@@ -42,10 +42,10 @@ void add_causes(const lin::Operation& op, const CallOrigin& origin,
   causes.push_back(at(op.invoke_ns) + " " + who + " etcd-call " +
                    std::string(lin::op_kind_name(op.kind)) + " " + op.key);
   if (op.outcome == lin::Outcome::unknown) return;
-  causes.push_back(at(op.return_ns) + " " + who + " etcd-call-end " +
-                   std::string(lin::outcome_name(op.outcome)) +
-                   (op.outcome == lin::Outcome::ok ? " revision=" + std::to_string(op.output.revision)
-                                                   : ""));
+  causes.push_back(
+      at(op.return_ns) + " " + who + " etcd-call-end " +
+      std::string(lin::outcome_name(op.outcome)) +
+      (op.outcome == lin::Outcome::ok ? " revision=" + std::to_string(op.output.revision) : ""));
 }
 
 }  // namespace
@@ -121,7 +121,8 @@ void EtcdNoLostWrite::judge(TrueTime now) {
   if (problems_reported_ < problems.size()) {
     violate(now,
             "the etcd client's trace breaks its contract (models/apiserver/trace_kinds.hpp), so "
-            "its history cannot be checked: " + problems[problems_reported_],
+            "its history cannot be checked: " +
+                problems[problems_reported_],
             {problems.begin() + static_cast<std::ptrdiff_t>(problems_reported_), problems.end()});
     problems_reported_ = problems.size();
   }
@@ -142,8 +143,8 @@ void EtcdNoLostWrite::report_illegal(const lin::Verdict& verdict) {
   HASIM_ASSERT(it != infos_.end());  // fed at this very step: not pruned yet
   const Info& bad = it->second;
   std::vector<std::string> causes;
-  std::string detail = "the etcd store's history is not linearizable on key " + verdict.key +
-                       ": " + describe_call(bad.op, bad.origin) +
+  std::string detail = "the etcd store's history is not linearizable on key " + verdict.key + ": " +
+                       describe_call(bad.op, bad.origin) +
                        " is explained by no order of the operations open then";
   const auto last = last_write_.find(verdict.key);
   if (last != last_write_.end() && last->second.op.id != bad.op.id) {

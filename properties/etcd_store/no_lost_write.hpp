@@ -50,8 +50,8 @@ class EtcdNoLostWrite final : public Property, private EtcdCallSink {
     std::string why;  // what ended it, if not the client (a crash)
   };
   void invoked(const linearizability::Operation& op, const CallOrigin& origin) override;
-  void ended(const linearizability::Operation& op, const CallOrigin& origin,
-             std::string_view error, std::string_view why) override;
+  void ended(const linearizability::Operation& op, const CallOrigin& origin, std::string_view error,
+             std::string_view why) override;
   void judge(TrueTime now);
   void report_illegal(const linearizability::Verdict& verdict);
   void report_gave_up(const linearizability::Verdict& verdict);

@@ -27,8 +27,8 @@ bool on_node(std::string_view process, std::string_view node) {
 
 bool member_kind(std::string_view kind) {
   namespace e = etcd::trace_kind;
-  return kind == e::kRecovered || kind == e::kPersist || kind == e::kInstall ||
-         kind == e::kApply || kind == e::kFatal;
+  return kind == e::kRecovered || kind == e::kPersist || kind == e::kInstall || kind == e::kApply ||
+         kind == e::kFatal;
 }
 
 }  // namespace
@@ -101,9 +101,10 @@ void QuorumRecovery::observe_member(const TraceEvent& event, const std::string& 
         event.int_field("first") + count_trace_entries(event.string_field("ents")) - 1;
     revisions_[last] = event.int_field("rev");
     prune_revisions();
-  } else if (kind == e::kFatal &&
-             event.string_field("error").find("already been bootstrapped") != std::string_view::npos) {
-    lose_data(name, "it refused to start without its data at t=" + format_seconds(event.t.ns) + "s");
+  } else if (kind == e::kFatal && event.string_field("error").find("already been bootstrapped") !=
+                                      std::string_view::npos) {
+    lose_data(name,
+              "it refused to start without its data at t=" + format_seconds(event.t.ns) + "s");
   }
 }
 
@@ -111,7 +112,8 @@ void QuorumRecovery::observe_apiserver(const TraceEvent& event) {
   if (event.proc == kApiserverProc) {
     const std::string name = process_name(event);
     if (event.kind == trace_kind::kStart) apiservers_[name] = true;
-    if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) apiservers_[name] = false;
+    if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit)
+      apiservers_[name] = false;
     if (event.kind == api::trace_kind::kWrite && phase_ == Phase::waiting) wrote_.insert(name);
   }
   if (event.kind == trace_kind::kNodeDown) {
@@ -154,14 +156,14 @@ void QuorumRecovery::prune_revisions() {
 }
 
 std::size_t QuorumRecovery::voters() const {
-  return static_cast<std::size_t>(
-      std::count_if(members_.begin(), members_.end(), [](const auto& m) { return m.second.voter; }));
+  return static_cast<std::size_t>(std::count_if(members_.begin(), members_.end(),
+                                                [](const auto& m) { return m.second.voter; }));
 }
 
 std::size_t QuorumRecovery::members_with_data() const {
-  return static_cast<std::size_t>(std::count_if(members_.begin(), members_.end(), [](const auto& m) {
-    return m.second.voter && m.second.has_data;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(members_.begin(), members_.end(),
+                    [](const auto& m) { return m.second.voter && m.second.has_data; }));
 }
 
 std::int64_t QuorumRecovery::surviving_revision() const {
@@ -247,11 +249,12 @@ void QuorumRecovery::report_data_loss(TrueTime now) {
     if (m.voter && !m.has_data) causes.push_back(name + " lost its data: " + m.lost);
   }
   const std::int64_t surviving = surviving_revision();
-  std::string detail = "a quorum's data is gone: " + std::to_string(voters() - members_with_data()) +
-                       " of " + std::to_string(voters()) +
-                       " etcd members lost their data directories, so the cluster cannot "
-                       "regain a quorum by itself; recovery needs an operator (restore a "
-                       "snapshot into a new cluster, as etcd-druid does); ";
+  std::string detail =
+      "a quorum's data is gone: " + std::to_string(voters() - members_with_data()) + " of " +
+      std::to_string(voters()) +
+      " etcd members lost their data directories, so the cluster cannot "
+      "regain a quorum by itself; recovery needs an operator (restore a "
+      "snapshot into a new cluster, as etcd-druid does); ";
   if (acked_revision_ == 0) {
     detail += "no revision had been acknowledged to a client";
   } else {

@@ -60,8 +60,8 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   enum class Phase : std::uint8_t { idle, waiting, met };
 
   void invoked(const linearizability::Operation&, const CallOrigin&) override {}
-  void ended(const linearizability::Operation& op, const CallOrigin& origin,
-             std::string_view error, std::string_view why) override;
+  void ended(const linearizability::Operation& op, const CallOrigin& origin, std::string_view error,
+             std::string_view why) override;
   void observe_member(const TraceEvent& event, const std::string& name);
   void observe_apiserver(const TraceEvent& event);
   void lose_data(const std::string& name, std::string how);
@@ -76,15 +76,15 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   FaultsInForce faults_;
   etcd::RaftRoles roles_;
   EtcdCalls calls_;
-  std::map<std::string, Member, std::less<>> members_;  // "node/etcd"
-  std::map<std::int64_t, std::int64_t> revisions_;      // applied log index -> store revision
+  std::map<std::string, Member, std::less<>> members_;   // "node/etcd"
+  std::map<std::int64_t, std::int64_t> revisions_;       // applied log index -> store revision
   std::map<std::string, bool, std::less<>> apiservers_;  // "node/kube-apiserver" -> running
   std::set<std::string, std::less<>> wrote_;             // apiservers with a write since since_
   std::int64_t acked_revision_ = 0;
   std::string acked_by_;  // the call that acknowledged it, described
   Phase phase_ = Phase::idle;
   TrueTime since_{};
-  std::optional<std::size_t> overdue_;  // the open window: waiting longer than the bound
+  std::optional<std::size_t> overdue_;    // the open window: waiting longer than the bound
   std::optional<std::size_t> data_gone_;  // the open window: a quorum's data is gone
 };
 

@@ -99,6 +99,13 @@ bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& 
 void broken(const Scenario& scenario, std::vector<std::string>& out) {
   if (scenario.section<EtcdSpec>() == nullptr) return;
   check_quorum_broken(scenario, *scenario.section<EtcdSpec>(), out);
+  // The named unsafe mode of issue 13 part 7: a crash can lose an acknowledged write, which
+  // is what no-lost-write is there to catch.
+  if (scenario.section<EtcdSpec>()->config.unsafeAckBeforeFsync &&
+      names_property(scenario, "no-lost-write")) {
+    out.push_back("etcd.unsafeAckBeforeFsync acknowledges before the WAL is fsynced, and "
+                  "no-lost-write assumes members fsync before acknowledging");
+  }
   if (!assumes_disks(scenario)) return;
   for (const FaultSpec& fault : scenario.faults) {
     if (fault.kind != "disk-loss") continue;

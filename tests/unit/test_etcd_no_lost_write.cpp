@@ -6,10 +6,13 @@
 // offline checker's verdict after a round trip through the file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "etcd_call_rig.hpp"
 #include "properties/etcd_store/history_recorder.hpp"
 #include "properties/etcd_store/no_lost_write.hpp"
 #include "properties/linearizability/checker.hpp"
+#include "properties/linearizability/history_gen.hpp"
 #include "properties/linearizability/history_json.hpp"
 #include "properties/no_lost_write.hpp"
 #include "sim/trace_kinds.hpp"
@@ -56,7 +59,8 @@ TEST_CASE("no-lost-write holds for a linearizable etcd history", "[no-lost-write
 TEST_CASE("no-lost-write holds when no etcd call happened", "[no-lost-write]") {
   hasim::StoreNoLostWrite property("no-lost-write");
   CallTrace trace{{&property}};
-  trace.process(0, 1, "kube-apiserver", hasim::trace_kind::kStart, {{"incarnation", std::int64_t{1}}});
+  trace.process(0, 1, "kube-apiserver", hasim::trace_kind::kStart,
+                {{"incarnation", std::int64_t{1}}});
   trace.finish(1000);
   CHECK_FALSE(property.violation());
   CHECK(property.etcd().calls() == 0);
@@ -145,13 +149,13 @@ TEST_CASE("no-lost-write says when the checker gave up", "[no-lost-write]") {
   lin::Limits limits;
   limits.max_open = 2;
   Rig rig(limits);
-  for (std::int64_t i = 1; i <= 3; ++i) rig.trace.call(i, 1, i, "put", kKey, "v" + std::to_string(i));
+  for (std::int64_t i = 1; i <= 3; ++i)
+    rig.trace.call(i, 1, i, "put", kKey, "v" + std::to_string(i));
   for (std::int64_t i = 1; i <= 3; ++i) rig.trace.end(10 + i, 1, i, "ok", 1 + i, true);
   rig.trace.finish(100);
   REQUIRE(rig.property.violation());
-  CHECK_THAT(rig.property.violation()->detail,
-             Contains("could not be checked on etcd key " + kKey +
-                      ": the linearizability checker gave up"));
+  CHECK_THAT(rig.property.violation()->detail, Contains("could not be checked on etcd key " + kKey +
+                                                        ": the linearizability checker gave up"));
 }
 
 TEST_CASE("no-lost-write reports an etcd-call-end without its call", "[no-lost-write]") {
@@ -225,4 +229,68 @@ TEST_CASE("an exported history gets the offline checker's verdict after a round 
   CHECK(rig.property.violation().has_value() == stale);
   CHECK(offline.kind == (stale ? lin::VerdictKind::illegal : lin::VerdictKind::linearizable));
   if (stale) CHECK(offline.key == kKey);
+}
+
+namespace {
+
+// A generated history (properties/linearizability/history_gen.hpp) as the etcd client would
+// trace it: client N is "cp-N/kube-apiserver", call ids are operation ids, an unknown
+// outcome ends "unknown" the moment it is invoked (abandoned at once).
+void replay_as_trace(const lin::History& history, CallTrace& trace) {
+  struct Step {
+    std::int64_t t;
+    bool end;
+    lin::OperationId id;
+    auto operator<=>(const Step&) const = default;
+  };
+  std::vector<Step> steps;
+  for (const lin::Operation& op : history.operations) {
+    steps.push_back({op.invoke_ns, false, op.id});
+    const bool returns = op.outcome != lin::Outcome::unknown;
+    steps.push_back({returns ? op.return_ns : op.invoke_ns, true, op.id});
+  }
+  std::sort(steps.begin(), steps.end());
+  for (const Step& s : steps) {
+    const lin::Operation& op = history.operations[s.id];
+    const int client = static_cast<int>(op.process) + 1;
+    if (!s.end) {
+      trace.call(s.t, client, op.id, std::string(lin::op_kind_name(op.kind)), op.key, op.value,
+                 op.expected_mod_revision);
+      continue;
+    }
+    const lin::Output& o = op.output;
+    trace.end(s.t, client, op.id, std::string(lin::outcome_name(op.outcome)), o.revision,
+              o.succeeded, o.found, o.value, o.mod_revision);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("no-lost-write judges generated histories as the offline checker does",
+          "[no-lost-write][linearizability]") {
+  const lin::Mutation mutation = GENERATE(lin::Mutation::none, lin::Mutation::stale_read,
+                                          lin::Mutation::lost_write,
+                                          lin::Mutation::duplicated_write,
+                                          lin::Mutation::phantom_read);
+  std::size_t illegal = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    lin::HistoryShape shape;
+    shape.mutation = mutation;
+    hasim::Rng rng(seed);
+    const lin::History generated = lin::generate_history(shape, rng);
+    Rig rig;
+    // Trace times are in ms in the rig: stretch the generator's ns (ordering is kept).
+    replay_as_trace(generated, rig.trace);
+    rig.trace.finish(1'000'000'000);
+    const lin::Verdict offline = lin::check_offline(generated);
+    INFO("seed " << seed << " " << lin::mutation_name(mutation));
+    CHECK(rig.property.verdict().kind == offline.kind);
+    CHECK(rig.property.violation().has_value() == (offline.kind != lin::VerdictKind::linearizable));
+    const lin::History recorded = rig.recorder.finish();
+    REQUIRE(recorded.operations.size() == generated.operations.size());
+    CHECK(lin::check_offline(recorded).kind == offline.kind);
+    illegal += offline.kind == lin::VerdictKind::illegal ? 1 : 0;
+  }
+  if (mutation == lin::Mutation::none) CHECK(illegal == 0);
+  if (mutation == lin::Mutation::lost_write) CHECK(illegal > 0);
 }

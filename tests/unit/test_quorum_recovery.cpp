@@ -28,8 +28,10 @@ struct Rig {
   Rig() {
     for (int m = 1; m <= 3; ++m) {
       member(0, m, e::kRecovered,
-             {{"snap-index", std::int64_t{1}}, {"first", std::int64_t{2}},
-              {"ents", std::string()}, {"term", std::int64_t{1}}});
+             {{"snap-index", std::int64_t{1}},
+              {"first", std::int64_t{2}},
+              {"ents", std::string()},
+              {"term", std::int64_t{1}}});
     }
     for (int a = 1; a <= 2; ++a) {
       trace.process(0, a, "kube-apiserver", k::kStart, {{"incarnation", std::int64_t{1}}});
@@ -41,7 +43,8 @@ struct Rig {
   }
   void lead(std::int64_t ms, int m) {
     member(ms, m, e::kState,
-           {{"term", std::int64_t{2}}, {"state", std::string("StateLeader")},
+           {{"term", std::int64_t{2}},
+            {"state", std::string("StateLeader")},
             {"lead", std::int64_t{m}}});
   }
   // An acknowledged write through apiserver `a` (call `id`) at revision `rev`.
