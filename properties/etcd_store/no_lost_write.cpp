@@ -26,10 +26,13 @@ bool wrote(const lin::Operation& op) {
 }
 
 // "cp-1/kube-apiserver call 9 (put "…" on /registry/x, t=1.0s to t=1.2s: written, revision 7)"
-std::string describe_call(const lin::Operation& op, const CallOrigin& origin) {
+std::string describe_call(const lin::Operation& op, const CallOrigin& origin,
+                          std::string_view why = "") {
   std::string text = describe_origin(origin) + " (" + describe_operation(op) + " on " + op.key +
                      ", invoked " + at(op.invoke_ns);
-  if (op.outcome == lin::Outcome::unknown) return text + ", outcome unknown)";
+  if (op.outcome == lin::Outcome::unknown) {
+    return text + ", outcome unknown" + (why.empty() ? "" : ": " + std::string(why)) + ")";
+  }
   text += ", returned " + at(op.return_ns);
   if (op.outcome == lin::Outcome::fail) return text + ", failed)";
   return text + ": " + describe_outcome(op) + ")";
@@ -101,16 +104,15 @@ void EtcdNoLostWrite::invoked(const lin::Operation& op, const CallOrigin& origin
   infos_[op.id] = Info{op, origin, false, ""};
 }
 
-void EtcdNoLostWrite::ended(const lin::Operation& op, const CallOrigin& origin,
-                            std::string_view error, std::string_view why) {
-  (void)error;  // the history records outcomes; etcd's error text is in the trace
+// etcd's error text is in the trace; the history records outcomes only.
+void EtcdNoLostWrite::ended(const lin::Operation& op, const CallOrigin&, std::string_view,
+                            std::string_view why) {
   const auto it = infos_.find(op.id);
   HASIM_ASSERT(it != infos_.end());
   it->second.op = op;
   it->second.ended = true;
   it->second.why = std::string(why);
   if (wrote(op)) last_write_[op.key] = it->second;
-  (void)origin;
   feed_.end(op.id, op.outcome, op.output, op.return_ns);
 }
 
@@ -153,6 +155,13 @@ void EtcdNoLostWrite::report_illegal(const lin::Verdict& verdict) {
     add_causes(last->second.op, last->second.origin, causes);
   }
   add_causes(bad.op, bad.origin, causes);
+  // Writes on the key whose outcome is unknown and that are still described: they may have
+  // taken effect at any time after their invocation, and the reason says why they are unknown.
+  for (const auto& [id, info] : infos_) {
+    if (info.op.key != verdict.key || info.op.outcome != lin::Outcome::unknown) continue;
+    if (!info.ended || !lin::is_write(info.op.kind)) continue;
+    causes.push_back(at(info.op.invoke_ns) + " " + describe_call(info.op, info.origin, info.why));
+  }
   detail += " (checker, history operation ids: " + verdict.detail + ")";
   violate(TrueTime{verdict.time_ns}, std::move(detail), std::move(causes));
 }
