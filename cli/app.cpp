@@ -34,6 +34,10 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& run) {
   run_command->add_option("--seed", run.seed, "seed (overrides the scenario's)");
   run_command->add_option("--trace", run.trace, "write the JSON Lines trace to FILE");
   run_command->add_option("--replay-out", run.replay_out, "write a replay file to FILE");
+  run_command->add_option("--history", run.history,
+                          "write the etcd store's client history (every etcd call of the "
+                          "kube-apiservers) to FILE as hasim-history JSON, which maps onto "
+                          "Porcupine's and Jepsen's histories");
   run_command->add_flag("--determinism", run.determinism, "run twice and compare the trace hashes");
   run_command->add_flag("--force", run.force, "overwrite existing output files");
   add_version(*run_command);

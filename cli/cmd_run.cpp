@@ -1,5 +1,5 @@
-// hasim run [SCENARIO or NAME] [--seed N] [--trace FILE] [--replay-out FILE] [--determinism]
-// [--force]
+// hasim run [SCENARIO or NAME] [--seed N] [--trace FILE] [--replay-out FILE] [--history FILE]
+// [--determinism] [--force]
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "hasim_builtin.hpp"
 #include "scenarios/loader.hpp"
+#include "properties/linearizability/history_json.hpp"
 #include "properties/replay.hpp"
 
 namespace hasim {
@@ -36,6 +37,38 @@ std::string trace_path_for_replay(const std::string& trace, const std::string& r
   return relative.empty() ? trace : relative.string();
 }
 
+// Opens the history file before the run, so a path that cannot be written is refused at
+// once (exit 2) rather than after a long run.
+bool open_history(const std::string& path, std::ofstream& file, std::ostream& err) {
+  std::error_code code;
+  if (std::filesystem::is_directory(path, code)) {
+    err << "hasim: cannot write the history to " << path << ": it is a directory\n";
+    return false;
+  }
+  file.open(path, std::ios::binary | std::ios::trunc);
+  if (file) return true;
+  const auto parent = std::filesystem::absolute(path, code).parent_path();
+  err << "hasim: cannot write the history to " << path
+      << (std::filesystem::is_directory(parent, code) ? "" : ": its folder does not exist")
+      << "\n";
+  return false;
+}
+
+// Writes the history (properties/linearizability/history_json.hpp) and says where.
+bool write_history(const std::string& path, std::ofstream& file,
+                   const linearizability::History& history, std::ostream& out,
+                   std::ostream& err) {
+  file << linearizability::write_history_json(history);
+  file.close();
+  if (!file) {
+    err << "hasim: cannot write the history to " << path << "\n";
+    return false;
+  }
+  out << "history     " << with_thousands(history.operations.size())
+      << " etcd client operations written to " << path << " (hasim-history JSON)\n";
+  return true;
+}
+
 }  // namespace
 
 int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
@@ -49,10 +82,17 @@ int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.trace.empty() && !may_write(args.trace, args.force, err)) return kExitBadInput;
   if (!args.replay_out.empty() && !may_write(args.replay_out, args.force, err))
     return kExitBadInput;
+  if (!args.history.empty() && !may_write(args.history, args.force, err)) return kExitBadInput;
   RunOptions options;
   options.seed = args.seed;
   if (args.determinism) return report_determinism(arg->scenario, options, out);
   options.trace_path = args.trace;
+  std::ofstream history_file;
+  linearizability::History history;
+  if (!args.history.empty()) {
+    if (!open_history(args.history, history_file, err)) return kExitBadInput;
+    options.history = &history;
+  }
   std::string error;
   const auto result = run_scenario(arg->scenario, options, &error);
   if (!result) {
@@ -60,6 +100,9 @@ int command_run(const RunArgs& args, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   print_summary(arg->scenario, *result, out);
+  if (!args.history.empty() && !write_history(args.history, history_file, history, out, err)) {
+    return kExitBadInput;
+  }
   if (!args.replay_out.empty()) {
     const Json scenario_json = Json::parse(arg->text);  // valid: the loader accepted it
     const Json replay =

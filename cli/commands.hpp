@@ -15,6 +15,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   std::string trace;
   std::string replay_out;
+  std::string history;  // --history FILE: the etcd store's client history (history_json.hpp)
   bool determinism = false;
   bool force = false;
 };

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "properties/etcd_store/history_recorder.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
@@ -65,7 +66,10 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
   }
   RoleLog roles;
   if (aims_at_roles(scenario)) world->trace().add_observer(&roles);
+  HistoryRecorder history;
+  if (options.history != nullptr) world->trace().add_observer(&history);
   result.stats = world->run_until(TrueTime{scenario.duration.ns});
+  if (options.history != nullptr) *options.history = history.finish();
   result.resolved_roles = std::move(roles.resolved);
   result.simulated = result.stats.end - TrueTime{};
   for (const auto& property : properties) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/linearizability/history.hpp"
 #include "properties/property.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/scenario.hpp"
@@ -19,6 +20,9 @@ struct RunOptions {
   std::string trace_path;             // write the JSON Lines trace here ("" = don't)
   std::size_t capture_lines = 0;      // keep up to this many trace lines in memory
   WorldHook hook;                     // tests: add processes before the run
+  // Collect the client history of the etcd store here (`hasim run --history`): every etcd
+  // call of the kube-apiservers (properties/etcd_store/history_recorder.hpp).
+  linearizability::History* history = nullptr;
 };
 
 // A fault aimed at a role, and the process the role resolved to when it fired.

@@ -18,7 +18,8 @@ inline constexpr std::string_view kState = "raft-state";
 // "commit" and "term" when it changed.
 inline constexpr std::string_view kPersist = "raft-persist";
 // Committed entries applied to the state machine, from "first" ("ents"), and the state
-// machine's hash after them.
+// machine's hash after them; once clients have written to the KV store, also its revision
+// after them ("rev").
 inline constexpr std::string_view kApply = "raft-apply";
 // The member installed a snapshot from the leader at "index" (term "term"): its log is now
 // what follows it.

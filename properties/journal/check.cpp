@@ -1,13 +1,13 @@
-// The journal demo's check half (properties/check_system.hpp): no-lost-write and the one
-// assumption it rests on, that the journal's volume survives what happens to it; and
-// disk-semantics and group-commit, which assume nothing.
+// The journal demo's check half (properties/check_system.hpp): the one assumption
+// no-lost-write rests on for a journal, that its volume survives what happens to it (the
+// property itself, which also judges the etcd store, is registered with the etcd system:
+// properties/no_lost_write.hpp); and disk-semantics and group-commit, which assume nothing.
 #include "properties/journal/check.hpp"
 
 #include <algorithm>
 
 #include "properties/journal/disk_semantics.hpp"
 #include "properties/journal/group_commit.hpp"
-#include "properties/journal/no_lost_write.hpp"
 #include "scenarios/journal/spec.hpp"
 
 namespace hasim {
@@ -49,10 +49,6 @@ void broken(const Scenario& scenario, std::vector<std::string>& out) {
   }
 }
 
-std::unique_ptr<Property> no_lost_write(const std::string& spec, std::optional<Duration>) {
-  return std::make_unique<NoLostWrite>(spec);
-}
-
 std::unique_ptr<Property> disk_semantics(const std::string& spec, std::optional<Duration>) {
   return std::make_unique<DiskSemantics>(spec);
 }
@@ -67,11 +63,6 @@ const CheckSystem& journal_check_system() {
   static const CheckSystem system{
       "journal",
       {
-          {{"no-lost-write", "",
-            "every write a journal acknowledged is among what it recovers after any restart",
-            "the journal's volume survives what happens to it: no disk loss; no pod deletion "
-            "unless the volume is persistent; no power loss for a memory volume"},
-           no_lost_write},
           {{"disk-semantics", "",
             "what a journal sees of its disk follows sim/disk.hpp: an fsync completes only "
             "after every append issued before it, and no append to a device volume succeeds "

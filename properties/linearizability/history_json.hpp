@@ -40,6 +40,12 @@
 //                        |                              |                    | :observed {...}
 //  output.revision       | response header revision     | Output.Revision    | :revision
 //
+// `process` numbers in a file `hasim run --history` writes follow Jepsen's rule for
+// processes (properties/etcd_store/etcd_calls.hpp): one operation open per process at a
+// time, and a process whose operation ended unknown (:info) never invokes again. An
+// apiserver's concurrent etcd calls therefore take distinct numbers; a number is reused only
+// by the same apiserver, after its previous operation ended ok or fail.
+//
 // `output` is present only when outcome is ok, and carries only the fields its op defines
 // (history.hpp, Output). Failed operations stay in the file (they are part of what clients
 // saw) but no checker considers them: Porcupine's histories leave them out, Knossos drops

@@ -1,8 +1,11 @@
-// The etcd system's check half (properties/check_system.hpp): the raft properties, the
+// The etcd system's check half (properties/check_system.hpp): the raft properties, the etcd
+// store's (no-lost-write, which also judges the journal demo, and quorum-recovery), the
 // assumptions they rest on (members keep their disks; CheckQuorum is on) and the etcd fault
 // choices (move-leader, isolating the leader, a power loss aimed at an acknowledgement).
 #include "properties/raft/check.hpp"
 
+#include "properties/etcd_store/quorum_recovery.hpp"
+#include "properties/no_lost_write.hpp"
 #include "properties/raft/check_quorum.hpp"
 #include "properties/raft/eventually_raft_leader.hpp"
 #include "properties/raft/raft_safety.hpp"
@@ -96,6 +99,13 @@ bool forbids(const Scenario& scenario, const FaultSpace&, const FaultChoiceDef& 
 void broken(const Scenario& scenario, std::vector<std::string>& out) {
   if (scenario.section<EtcdSpec>() == nullptr) return;
   check_quorum_broken(scenario, *scenario.section<EtcdSpec>(), out);
+  // The named unsafe mode of issue 13 part 7: a crash can lose an acknowledged write, which
+  // is what no-lost-write is there to catch.
+  if (scenario.section<EtcdSpec>()->config.unsafeAckBeforeFsync &&
+      names_property(scenario, "no-lost-write")) {
+    out.push_back("etcd.unsafeAckBeforeFsync acknowledges before the WAL is fsynced, and "
+                  "no-lost-write assumes members fsync before acknowledging");
+  }
   if (!assumes_disks(scenario)) return;
   for (const FaultSpec& fault : scenario.faults) {
     if (fault.kind != "disk-loss") continue;
@@ -109,6 +119,16 @@ void broken(const Scenario& scenario, std::vector<std::string>& out) {
     out.push_back("etcd.unsafeAckBeforeFsync sends messages before the WAL is fsynced, and "
                   "raft-safety assumes what a member acknowledges is durable");
   }
+}
+
+std::unique_ptr<Property> make_no_lost_write(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<StoreNoLostWrite>(spec);
+}
+
+std::unique_ptr<Property> make_quorum_recovery(const std::string& spec,
+                                               std::optional<Duration> bound) {
+  HASIM_ASSERT(bound.has_value());
+  return std::make_unique<QuorumRecovery>(spec, *bound);
 }
 
 std::unique_ptr<Property> make_raft_safety(const std::string& spec, std::optional<Duration>) {
@@ -144,6 +164,22 @@ const CheckSystem& etcd_check_system() {
             "leader within BOUND",
             "a quorum of members can reach each other once faults heal"},
            make_eventually_raft_leader},
+          {{"no-lost-write", "",
+            "no store loses a write it acknowledged: the client history kube-apiservers see "
+            "of the etcd store (their etcd calls) is linearizable, checked per key online; and "
+            "a journal (the disk demo) recovers every write it acknowledged after any restart",
+            "etcd: members fsync before acknowledging and keep their disks while a quorum "
+            "needs them; a journal's volume survives what happens to it (no disk loss; no pod "
+            "deletion unless the volume is persistent; no power loss for a memory volume)"},
+           make_no_lost_write},
+          {{"quorum-recovery", "BOUND",
+            "once faults heal and a quorum of etcd members runs with its data, a member is raft "
+            "leader and every running kube-apiserver has had a write accepted within BOUND; "
+            "when a quorum's data is gone, the run says recovery needs an operator and how "
+            "many acknowledged revisions were lost",
+            "the apiservers keep writing (leases renew); members keep their disks, or the "
+            "verdict is the data loss"},
+           make_quorum_recovery},
           {{"check-quorum", "BOUND",
             "an etcd member that leads and has heard from no quorum of voters (itself "
             "included) for BOUND on its clock steps down (CheckQuorum: within about two "

@@ -60,6 +60,15 @@ expect "violating replay reproduces" 1 "reproduced" -- "$hasim" replay "$tmp/fas
 sed 's/"at": "2m"/"at": "3m"/' "$tmp/run.replay.json" >"$tmp/changed.replay.json"
 expect "divergence named" 3 "first differing event: #[0-9]+" -- "$hasim" replay "$tmp/changed.replay.json"
 expect "divergence shows both" 3 "expected: .*crash" -- "$hasim" replay "$tmp/changed.replay.json"
+# --history (issue 13 part 5): the etcd store's client history as hasim-history JSON, refused
+# over an existing file without --force, and a path that cannot be written is named.
+expect "history written" 0 "history +[0-9,]+ etcd client operations written to .*h.json" -- "$hasim" run "$demo" --history "$tmp/h.json"
+if grep -q '^{"format":"hasim-history","version":1,"operations":\[' "$tmp/h.json"; then echo "ok:   history is a hasim-history document"; else
+  echo "FAIL: history is a hasim-history document"; failures=$((failures + 1)); fi
+expect "history refuses to overwrite" 2 "h.json already exists; pass --force" -- "$hasim" run "$demo" --history "$tmp/h.json"
+expect "history --force overwrites" 0 "history +[0-9,]+ etcd client operations" -- "$hasim" run "$demo" --history "$tmp/h.json" --force
+expect "history in a missing folder" 2 "cannot write the history to .*/nodir/h.json: its folder does not exist" -- "$hasim" run "$demo" --history "$tmp/nodir/h.json"
+expect "history onto a folder" 2 "cannot write the history to .*: it is a directory" -- "$hasim" run "$demo" --history "$tmp" --force
 printf '{"replayFormat": 1}' >"$tmp/broken.replay.json"
 expect "bad replay" 2 '\$\.expected' -- "$hasim" replay "$tmp/broken.replay.json"
 
