@@ -114,7 +114,10 @@ void QuorumRecovery::observe_apiserver(const TraceEvent& event) {
     if (event.kind == trace_kind::kStart) apiservers_[name] = true;
     if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit)
       apiservers_[name] = false;
-    if (event.kind == api::trace_kind::kWrite && phase_ == Phase::waiting) wrote_.insert(name);
+    if (event.kind == api::trace_kind::kWrite && phase_ == Phase::waiting) {
+      wrote_.insert(name);
+      any_write_ = true;
+    }
   }
   if (event.kind == trace_kind::kNodeDown) {
     for (auto& [name, running] : apiservers_) {
@@ -131,7 +134,11 @@ void QuorumRecovery::ended(const lin::Operation& op, const CallOrigin& origin, s
     acked_by_ = describe_origin(origin) + " (" + std::string(lin::op_kind_name(op.kind)) + " " +
                 op.key + ", acknowledged at t=" + format_seconds(op.return_ns) + "s)";
   }
-  if (lin::is_write(op.kind) && phase_ == Phase::waiting) wrote_.insert(origin.client);
+  // Any call etcd answered counts for its apiserver: a linearizable read went through a
+  // ReadIndex, i.e. a quorum (non-leaders' apiservers only read while their components poll).
+  if (phase_ != Phase::waiting) return;
+  wrote_.insert(origin.client);
+  if (lin::is_write(op.kind)) any_write_ = true;
 }
 
 void QuorumRecovery::lose_data(const std::string& name, std::string how) {
@@ -190,7 +197,7 @@ bool QuorumRecovery::owed() const {
 }
 
 bool QuorumRecovery::met() const {
-  if (!roles_.leader()) return false;
+  if (!roles_.leader() || !any_write_) return false;
   for (const auto& [name, running] : apiservers_) {
     if (running && !wrote_.contains(name)) return false;
   }
@@ -213,6 +220,7 @@ void QuorumRecovery::step(TrueTime now) {
     phase_ = Phase::waiting;
     since_ = now;
     wrote_.clear();
+    any_write_ = false;
   }
   if (phase_ == Phase::waiting && met()) {
     phase_ = Phase::met;
@@ -234,9 +242,10 @@ void QuorumRecovery::check(TrueTime now) {
                        "s (longer than the bound " + format_duration(bound_) + ")";
   detail += roles_.leader() ? ", a member led but" : ", no etcd member was raft leader and";
   if (missing.empty()) {
-    detail += " every running kube-apiserver had a write accepted";
+    detail += any_write_ ? " every running kube-apiserver was served by etcd"
+                         : " no write was accepted through any kube-apiserver";
   } else {
-    detail += " no write was accepted through";
+    detail += " etcd served nothing through";
     for (std::size_t i = 0; i < missing.size(); ++i) detail += (i == 0 ? " " : ", ") + missing[i];
   }
   if (!overdue_) overdue_ = open_window(since_ + bound_, detail);

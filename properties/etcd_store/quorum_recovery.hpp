@@ -3,8 +3,9 @@
 // Once every fault has healed (FaultsInForce: no partition, pause, downed node or apiserver
 // condition in force; crashed processes count as healed, the kubelet restarts them) and a
 // quorum of the etcd members runs with its data, within BOUND of true time some member is
-// raft leader and every running kube-apiserver has had a write accepted: an etcd call that
-// writes ending ok (etcd-call-end), or an apiserver `write` event. The obligation arms when
+// raft leader, some write was accepted (an etcd call that writes ending ok, or an apiserver
+// `write` event), and etcd answered every running kube-apiserver (any call ending ok: a
+// linearizable read goes through a quorum's ReadIndex; apiservers of non-leaders only read). The obligation arms when
 // those conditions start to hold and again whenever the leader is lost while they hold;
 // a fault in force suspends it. Etcd's own figure for the leader part is about two election
 // timeouts (etcd FAQ, "What is the recommended election timeout"); the writes then need the
@@ -79,6 +80,7 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   std::map<std::string, Member, std::less<>> members_;   // "node/etcd"
   std::map<std::int64_t, std::int64_t> revisions_;       // applied log index -> store revision
   std::map<std::string, bool, std::less<>> apiservers_;  // "node/kube-apiserver" -> running
+  bool any_write_ = false;                               // a write was accepted since since_
   std::set<std::string, std::less<>> wrote_;             // apiservers with a write since since_
   std::int64_t acked_revision_ = 0;
   std::string acked_by_;  // the call that acknowledged it, described

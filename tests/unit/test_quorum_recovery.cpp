@@ -117,7 +117,7 @@ TEST_CASE("quorum-recovery names the apiserver whose writes do not go through",
     REQUIRE(rig.property.violation());
     CHECK(rig.property.violation()->at == at_ms(8000));
     CHECK_THAT(rig.property.violation()->detail,
-               Contains("a member led but no write was accepted through cp-2/kube-apiserver"));
+               Contains("a member led but etcd served nothing through cp-2/kube-apiserver"));
   }
 }
 
