@@ -389,7 +389,11 @@ void KvServer::restore(std::string_view data) {
   HASIM_ASSERT(!store_.write_open());
 }
 
-void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const {
+void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) {
+  if (defragmenting()) {  // StorageVersion's read txn waits for the backend
+    if (stalledStatus_.size() < kMaxWaits) stalledStatus_.emplace_back(from, request.client_id);
+    return;
+  }
   auto r = std::make_shared<KvStatusResponse>();
   r->client_id = request.client_id;
   r->header = header();

@@ -38,9 +38,10 @@
 //    keeps its role, heartbeats, votes and appends to its WAL. Writes it receives are
 //    proposed and committed but answered only once applied, so they time out after
 //    ReqTimeout if the copy takes longer; once commit runs 5000 entries ahead of apply it
-//    refuses writes with ErrTooManyRequests. Status is answered (maintenance.go Status reads
-//    atomics). The copy takes defrag_duration(); then dbSize shrinks to dbSizeInUse, a
-//    queued Defragment starts, and the stalled reads are served.
+//    refuses writes with ErrTooManyRequests. Status waits too (v3.6 maintenance.go Status
+//    reads the storage version: server.go StorageVersion -> DetectSchemaVersion takes the
+//    readTx lock). The copy takes defrag_duration(); then dbSize shrinks to dbSizeInUse, a
+//    queued Defragment starts, and the stalled reads and Status calls are answered.
 // Not modelled: ErrTimeoutDueToConnectionLost (rafthttp's connected-since), the client's
 // own deadline on a read waiting for apply, leases, auth, watch progress notifications,
 // watch filters, moving watchers back to unsynced when a snapshot replaces the store
@@ -134,7 +135,7 @@ class KvServer {
   void on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
   void on_timer(std::uint64_t local, KvOutbox& out);
   void on_watch(ProcessId from, const KvWatch& request, KvOutbox& out);
-  void on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const;
+  void on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out);
   void on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out);
   void on_read_states(const std::vector<raft::ReadState>& states, KvOutbox& out);
   // A committed normal entry's data: false if it is not an encoded request (the caller's).
@@ -238,6 +239,7 @@ class KvServer {
   Duration defragTook_{};
   std::uint64_t defragSeq_ = 0;
   std::vector<Read> stalledReads_;
+  std::vector<std::pair<ProcessId, std::uint64_t>> stalledStatus_;  // (client, client_id)
 };
 
 }  // namespace hasim::etcd

@@ -64,6 +64,13 @@ void KvServer::finish_defrag(KvOutbox& out) {
   stalledReads_.clear();
   for (const Read& r : stalled) serve(r, out);
   HASIM_ASSERT(stalledReads_.empty());
+  std::vector<std::pair<ProcessId, std::uint64_t>> statuses = std::move(stalledStatus_);
+  stalledStatus_.clear();
+  for (const auto& [client, client_id] : statuses) {
+    KvStatusRequest request;
+    request.client_id = client_id;
+    on_status(client, request, out);
+  }
   arm_watch_timers(out);
 }
 

@@ -6,6 +6,7 @@
 
 #include "etcd_kv_rig.hpp"
 #include "scenario_loader_helpers.hpp"
+#include "scenarios/etcd/spec.hpp"
 
 using namespace hasim;
 using namespace hasim::testing;
@@ -82,7 +83,7 @@ TEST_CASE("a defragmenting leader stalls its applies and reads, keeps leading, t
   rig.call(kElected + 1'100, at_leader, kv_put(3, "b", "2"));       // proposed, not applied
   rig.call(kElected + 1'200, at_follower, kv_put(4, "c", "3"));     // the cluster commits it
   rig.call(kElected + 1'300, at_leader, kv_get(5, "a", true));      // waits for the backend
-  rig.call(kElected + 1'400, at_leader, kv_status(6));              // answered at once
+  rig.call(kElected + 1'400, at_leader, kv_status(6));              // v3.6: waits too
   rig.call(kElected + 1'500, at_follower, kv_get(7, "c", false));   // ReadIndex via the leader
   rig.call(kElected + 12'000, at_leader, kv_put(8, "d", "4"));      // after: normal again
   rig.call(kElected + 12'100, at_leader, kv_get(9, "b", false));
@@ -107,6 +108,7 @@ TEST_CASE("a defragmenting leader stalls its applies and reads, keeps leading, t
   const etcd::KvStatusResponse* st = rig.status(6);
   REQUIRE(st != nullptr);
   CHECK(st->status.leader == static_cast<std::uint64_t>(*leader));
+  CHECK(st->status.db_size == st->status.db_size_in_use);  // read after the copy
   CHECK(took_ms(answer(rig, 7)) < 100);
   CHECK(ok_answer(rig, 7).range.kvs.size() == 1);
   // raft went on: nobody changed role after the first election.
@@ -215,6 +217,11 @@ TEST_CASE("the etcd section's quota and defrag rate, and the actions, refuse bad
   const LoadResult good = load(with_etcd({{"quotaBackendBytes", -1},
                                           {"defragBytesPerSecond", 1'048'576}}));
   REQUIRE(good.scenario.has_value());
+  // Read into the members' config (EtcdConfig -> KvServerConfig::quota_backend_bytes).
+  const EtcdSpec* spec = good.scenario->section<EtcdSpec>();
+  REQUIRE(spec != nullptr);
+  CHECK(spec->config.quotaBackendBytes == -1);
+  CHECK(spec->config.defragBytesPerSecond == 1'048'576);
 
   Json doc = with_etcd(Json::object());
   doc["faults"] = Json::array({{{"at", "1s"}, {"kind", "etcd-fill"}, {"node", "n1"}}});
