@@ -165,6 +165,7 @@ void Etcdctl::answered(Env& env, std::uint64_t id, const std::string& error,
     }
     auto r = request(id, KvOp::compact);
     r->compaction.revision = target;
+    job.target = target;
     send(env, id, "compact", std::move(r));
     return;
   }
@@ -177,7 +178,8 @@ void Etcdctl::answered(Env& env, std::uint64_t id, const std::string& error,
         job.call_op == "alarm-disarm" && kv != nullptr && !kv->alarms.empty()
             ? static_cast<std::int64_t>(kv->alarms.begin()->first)
             : 0;
-    trace(env, job, job.call_op, result, revision, member);
+    trace(env, job, job.call_op, result, job.call_op == "compact" ? job.target : revision,
+          member);
   }
   if (!error.empty() || job.to_disarm.empty()) {
     finish(env, id, result);

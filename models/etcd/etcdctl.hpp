@@ -74,6 +74,7 @@ class Etcdctl final : public Process {
     std::int64_t written = 0;    // fill: value bytes acknowledged
     std::int64_t puts = 0;       // fill: puts sent
     std::int64_t failed = 0;     // fill: puts that failed
+    std::int64_t target = 0;     // compact: the revision compacted at
     std::vector<std::uint64_t> to_disarm;  // alarm-disarm: the members still to disarm
   };
 
@@ -85,7 +86,7 @@ class Etcdctl final : public Process {
   void finish(Env& env, std::uint64_t job, std::string_view result);
   // "etcdctl": "op" (put, status, compact, defrag, alarm-list, alarm-disarm; fill's end),
   // "endpoint", "result", "took-ms" since the call went out, "key" (a put's), "revision"
-  // (the reply header's; compact's target), "member" (alarm-disarm's).
+  // (the reply header's; for compact, the revision compacted at), "member" (alarm-disarm's).
   void trace(Env& env, const Job& job, std::string_view op, std::string_view result,
              std::int64_t revision = 0, std::int64_t member = 0);
   std::shared_ptr<KvRequest> request(std::uint64_t job, KvOp op);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "etcd_kv_rig.hpp"
+#include "properties/run.hpp"
 #include "scenario_loader_helpers.hpp"
 #include "scenarios/etcd/spec.hpp"
 
@@ -253,4 +254,81 @@ TEST_CASE("the etcd section's quota and defrag rate, and the actions, refuse bad
   CHECK(f.every == milliseconds(10));
   CHECK(f.timeout == seconds(30));
   CHECK(f.role == "raft-leader");
+}
+
+namespace {
+
+// The trace lines of a scenario's run that contain every one of `needles`.
+std::vector<std::string> run_lines(const std::string& scenario,
+                                   const std::vector<std::string>& needles) {
+  const LoadResult load =
+      load_scenario_file(std::string(HASIM_SOURCE_DIR) + "/scenarios/etcd/" + scenario);
+  REQUIRE(load.scenario.has_value());
+  RunOptions options;
+  options.capture_lines = 1'000'000;
+  const auto run = run_scenario(*load.scenario, options);
+  REQUIRE(run.has_value());
+  std::vector<std::string> out;
+  for (const std::string& line : run->captured) {
+    bool all = true;
+    for (const std::string& n : needles) all = all && line.find(n) != std::string::npos;
+    if (all) out.push_back(line);
+  }
+  return out;
+}
+
+bool has(const std::vector<std::string>& lines, const std::string& text) {
+  for (const std::string& line : lines)
+    if (line.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("etcd-nospace-recovery: fill to NOSPACE, writes fail, compact, defrag, disarm, writes",
+          "[etcd-ops][scenario]") {
+  const auto client = run_lines("etcd-nospace-recovery.json", {"\"kind\":\"etcdctl\""});
+  const std::string nospace = "etcdserver: mvcc: database space exceeded";
+  // The fill stops at the first refusal; the small write at 8s fails the same way on n2.
+  CHECK(has(client, "\"op\":\"fill\",\"endpoint\":\"n1/etcd\",\"result\":\"" + nospace));
+  CHECK(has(client, "\"op\":\"put\",\"endpoint\":\"n2/etcd\",\"result\":\"" + nospace));
+  CHECK(has(client, "\"op\":\"compact\",\"endpoint\":\"n1/etcd\",\"result\":\"ok\""));
+  for (const char* n : {"n1", "n2", "n3"}) {
+    CHECK(has(client, std::string("\"op\":\"defrag\",\"endpoint\":\"") + n +
+                          "/etcd\",\"result\":\"ok\""));
+  }
+  CHECK(has(client, "\"op\":\"alarm-disarm\",\"endpoint\":\"n1/etcd\",\"result\":\"ok\""));
+  CHECK(has(client, "\"op\":\"fill\",\"endpoint\":\"n2/etcd\",\"result\":\"ok\",\"written\":1024"));
+  const auto alarms = run_lines("etcd-nospace-recovery.json", {"\"kind\":\"etcd-alarm\""});
+  CHECK(alarms.size() == 6);  // raised, then disarmed, on each of the three members
+  // Each defragmentation shrank its member's file to the data in use.
+  for (const std::string& end :
+       run_lines("etcd-nospace-recovery.json", {"\"kind\":\"etcd-defrag-end\""})) {
+    CHECK(end.find("\"db-size\":86688,\"db-size-in-use\":86688") != std::string::npos);
+  }
+}
+
+TEST_CASE("etcd-defrag-stall: the leader's write times out during its defrag, then writes resume",
+          "[etcd-ops][scenario]") {
+  const auto lines = run_lines("etcd-defrag-stall.json", {});
+  std::vector<std::string> roles, puts;
+  for (const std::string& l : lines) {
+    if (l.find("\"kind\":\"raft-state\"") != std::string::npos) roles.push_back(l);
+    if (l.find("\"op\":\"put\",\"endpoint\"") != std::string::npos &&
+        l.find("/hasim/writer/") != std::string::npos) {
+      puts.push_back(l);
+    }
+  }
+  CHECK(roles.size() == 5);  // the first election only: raft went on through the defrag
+  CHECK(has(lines, "\"kind\":\"etcd-defrag-start\""));
+  CHECK(has(lines, "\"kind\":\"etcd-defrag-end\""));
+  std::size_t timed_out = 0;
+  for (std::size_t i = 0; i < puts.size(); ++i) {
+    if (puts[i].find("etcdserver: request timed out") == std::string::npos) continue;
+    ++timed_out;
+    REQUIRE(i + 1 < puts.size());
+    CHECK(puts[i + 1].find("\"result\":\"ok\"") != std::string::npos);  // resumed
+  }
+  CHECK(timed_out == 1);
+  CHECK(has(lines, "\"op\":\"fill\",\"endpoint\":\"n3/etcd\",\"result\":\"ok\",\"written\":102400"));
 }
