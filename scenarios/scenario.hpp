@@ -107,6 +107,17 @@ struct FaultSpec {
   std::int64_t attempts = 1;
   // node-down-after-ack: the raft answer whose receipt cuts the power ("MsgAppResp", ...)
   std::string message;
+  // etcd client actions (etcd-fill, etcd-compact, etcd-defrag, etcd-alarm-disarm): each
+  // call's deadline; etcd-fill: `bytes` of `value_size`-byte values under `prefix`, the next
+  // put `every` after an answer, over `keys` distinct keys (0: a new key each put);
+  // etcd-compact: the revisions kept below the current one
+  Duration timeout = seconds(5);
+  std::int64_t bytes = 0;
+  std::int64_t value_size = 1024;
+  std::string prefix = "/hasim/fill/";
+  Duration every{};
+  std::int64_t keys = 0;
+  std::int64_t keep = 0;
 };
 
 struct Scenario {

@@ -4,6 +4,7 @@
 // the texts of the errors the server layer answers with (server/etcdserver/errors/errors.go;
 // mvcc's and the API layer's own come from models/etcd/mvcc/rpc.hpp grpc_error_text).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -25,8 +26,13 @@ inline constexpr std::string_view kTooManyRequests = "etcdserver: too many reque
 inline constexpr std::string_view kProposalDropped = "raft proposal dropped";
 }  // namespace kv_error
 
-enum class KvOp : std::uint8_t { range, put, delete_range, txn, compact };
-std::string_view kv_op_name(KvOp op);  // "kv-range", "kv-put", ...
+// The KV service's calls, and two of the Maintenance service's (api/etcdserverpb rpc.proto
+// service Maintenance) carried on the same request and response messages: Alarm
+// (v3_server.go Alarm: an InternalRaftRequest through raft, answered when applied) and
+// Defragment (v3rpc/maintenance.go Defragment: the member's backend.defrag(), answered when
+// it returns; kv_server.hpp says what it stalls).
+enum class KvOp : std::uint8_t { range, put, delete_range, txn, compact, alarm, defragment };
+std::string_view kv_op_name(KvOp op);  // "kv-range", "kv-put", ..., "kv-defragment"
 
 // One client call. Only the member of `op` is read. `require_leader` is clientv3's
 // WithRequireLeader: the member refuses with "etcdserver: no leader" when it knows none
@@ -41,6 +47,7 @@ struct KvRequest final : MessageBody {
   mvcc::DeleteRangeRequest delete_range;
   mvcc::TxnRequest txn;
   mvcc::CompactionRequest compaction;
+  mvcc::AlarmRequest alarm;  // op alarm: GET, or DEACTIVATE of one member's alarm
 };
 
 // etcdserverpb.ResponseHeader (cluster_id left out).
@@ -61,6 +68,8 @@ struct KvResponse final : MessageBody {
   mvcc::PutResponse put;
   mvcc::DeleteRangeResponse delete_range;
   mvcc::TxnResponse txn;
+  // op alarm: the alarms listed (GET) or disarmed (DEACTIVATE), by member (AlarmResponse).
+  std::map<std::uint64_t, mvcc::AlarmType> alarms;
 };
 
 // A watch stream's create or cancel (etcdserverpb WatchCreateRequest, WatchCancelRequest):

@@ -63,6 +63,13 @@ InternalRaftRequest internal_request(const KvRequest& request) {
       r.type = InternalRaftRequest::Type::compaction;
       r.compaction = request.compaction;
       break;
+    case KvOp::alarm:  // v3_server.go Alarm: raftRequestOnce(InternalRaftRequest{Alarm})
+      r.type = InternalRaftRequest::Type::alarm;
+      r.alarm = request.alarm;
+      break;
+    case KvOp::defragment:
+      HASIM_ASSERT(false && "a Defragment does not go through raft");
+      break;
   }
   return r;
 }
@@ -81,6 +88,10 @@ std::string_view kv_op_name(KvOp op) {
       return "kv-txn";
     case KvOp::compact:
       return "kv-compact";
+    case KvOp::alarm:
+      return "kv-alarm";
+    case KvOp::defragment:
+      return "kv-defragment";
   }
   return "kv-?";
 }
@@ -93,6 +104,10 @@ void KvServer::on_request(LocalTime now, ProcessId from, const KvRequest& reques
   HASIM_ASSERT(node_ != nullptr);
   if (request.require_leader && lead_ == raft::None) {
     refuse(out, from, request, kv_error::kNoLeader);
+    return;
+  }
+  if (request.op == KvOp::defragment) {
+    defragment(from, request, out);
     return;
   }
   const bool readonly_txn = request.op == KvOp::txn && mvcc::is_txn_readonly(request.txn);
@@ -170,7 +185,15 @@ void KvServer::on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out) {
 bool KvServer::apply(std::string_view data, KvOutbox& out) {
   const auto request = mvcc::decode_request(data);
   if (!request) return false;
+  HASIM_ASSERT(!defragmenting());  // the member holds its entries while the backend is locked
   const mvcc::ApplyResult result = applier_.apply(*request);
+  if (result.type == InternalRaftRequest::Type::alarm &&
+      request->alarm.action != mvcc::AlarmAction::get) {
+    for (const auto& [member, type] : result.alarms) {  // the alarms it raised or disarmed
+      out.alarms.push_back(
+          AlarmEvent{request->alarm.action == mvcc::AlarmAction::activate, member});
+    }
+  }
   const auto it = waits_.find(request->id);
   if (it == waits_.end()) return true;  // another member's request, or it timed out
   auto r = response(it->second.client_id, it->second.op);
@@ -180,6 +203,7 @@ bool KvServer::apply(std::string_view data, KvOutbox& out) {
   r->put = result.put;
   r->delete_range = result.delete_range;
   r->txn = result.txn;
+  r->alarms = result.alarms;
   const ProcessId client = it->second.client;
   waits_.erase(it);
   reply(out, client, std::move(r));
@@ -280,6 +304,10 @@ void KvServer::on_timer(std::uint64_t local, KvOutbox& out) {
     watch_timer(kind, out);
     return;
   }
+  if (kind == kDefragDone) {
+    if (seq == defragSeq_) finish_defrag(out);
+    return;
+  }
   if (readPhase_ != ReadPhase::index) return;  // that read is done
   if (kind == kReadRetry) {
     if (seq == retryGen_) send_read_index(out);  // else the timer was reset since
@@ -303,6 +331,10 @@ void KvServer::timeout(std::uint64_t id, KvOutbox& out) {
 }
 
 void KvServer::serve(const Read& read, KvOutbox& out) {
+  if (defragmenting()) {  // the read txn waits for defrag's readTx lock
+    stalledReads_.push_back(read);
+    return;
+  }
   auto r = response(read.client_id, read.op);
   if (read.op == KvOp::range) {
     auto got = mvcc::apply_range(store_, read.range);
@@ -357,7 +389,11 @@ void KvServer::restore(std::string_view data) {
   HASIM_ASSERT(!store_.write_open());
 }
 
-void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) const {
+void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out) {
+  if (defragmenting()) {  // StorageVersion's read txn waits for the backend
+    if (stalledStatus_.size() < kMaxWaits) stalledStatus_.emplace_back(from, request.client_id);
+    return;
+  }
   auto r = std::make_shared<KvStatusResponse>();
   r->client_id = request.client_id;
   r->header = header();

@@ -56,6 +56,10 @@ void KvServer::flush_watches(KvOutbox& out) {
 }
 
 void KvServer::watch_timer(std::uint64_t kind, KvOutbox& out) {
+  if (defragmenting()) {  // syncWatchers' read txn waits for the backend; re-armed after
+    (kind == kSyncWatchers ? syncArmed_ : victimsArmed_) = false;
+    return;
+  }
   if (kind == kSyncWatchers) {
     syncArmed_ = false;
     watchable_.sync_watchers();

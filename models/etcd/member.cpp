@@ -43,7 +43,8 @@ raft::Snapshot bootstrap_snapshot(std::size_t members) {
 EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id)
     : config_(std::move(config)),
       id_(id),
-      kv_(KvServerConfig{id, config_.electionTimeout, config_.quotaBackendBytes}) {
+      kv_(KvServerConfig{id, config_.electionTimeout, config_.quotaBackendBytes,
+                         config_.defragBytesPerSecond}) {
   HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size() + config_.standby.size());
   HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
   HASIM_ASSERT(config_.tick_interval().ns > 0);
@@ -209,6 +210,8 @@ void EtcdMember::propose(Env& env) {
 // --- the Ready loop (etcdserver/raft.go raftNode.start) ----------------------------------
 
 void EtcdMember::pump(Env& env) {
+  // Between Readys: entries held by a finished defragmentation are applied first.
+  if (phase_ == Phase::idle && !stalled_.empty() && !kv_.defragmenting()) resume_applies(env);
   for (int i = 0; i < kMaxReadysPerPump && phase_ == Phase::idle && node_->has_ready(); ++i) {
     start_ready(env);
   }
@@ -263,7 +266,9 @@ void EtcdMember::finish_ready(Env& env) {
   if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
     const raft::StorageError err = storage_.apply_snapshot(*rd.snapshot);
     HASIM_ASSERT(err == raft::StorageError::Ok);
-    install(*rd.snapshot);
+    // applySnapshot runs in applyAll, behind a defragmentation like the entries.
+    if (applies_stalled()) stalled_.push_back(StalledApply{*rd.snapshot, {}});
+    else install(*rd.snapshot);
     const raft::SnapshotMetadata& m = rd.snapshot->metadata;
     env.trace(trace_kind::kInstall,
               {{"member", i64(id_)}, {"index", i64(m.index)}, {"term", i64(m.term)}});
@@ -278,7 +283,13 @@ void EtcdMember::finish_ready(Env& env) {
   }
   trace_persist(env, rd);
   if (!leader_ && !config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
-  apply(env, rd.committedEntries);
+  if (!applies_stalled()) {
+    apply(env, rd.committedEntries);
+  } else if (!rd.committedEntries.empty()) {
+    stalledEntries_ += rd.committedEntries.size();
+    HASIM_ASSERT(stalledEntries_ <= kMaxStalledEntries);
+    stalled_.push_back(StalledApply{std::nullopt, std::move(rd.committedEntries)});
+  }
   node_->advance(rd);
   ready_.reset();
   phase_ = Phase::idle;
@@ -307,6 +318,12 @@ void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
     HASIM_ASSERT(m.to >= 1 && m.to <= peers_.size());
     const raft::PeerId to = m.to;
     const bool snapshot = m.type == raft::MessageType::MsgSnap;
+    if (snapshot && applies_stalled()) {
+      // etcd merges a MsgSnap in applyAll (msgSnapC), behind the defragmentation: raft
+      // hears it failed and probes again later.
+      node_->report_snapshot(to, raft::SnapshotStatus::SnapshotFailure);
+      continue;
+    }
     if (snapshot) m.snapshot = merged_snapshot();
     env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m)), Transport::stream);
     // rafthttp's snapshot sender reports the outcome; the stream here either delivers it or

@@ -26,6 +26,7 @@
 // Paper mode (EtcdConfig::mode) is the Raft paper's election experiment (Ongaro &
 // Ousterhout, extended version §9.3 / Figure 16) rather than etcd: see EtcdMode.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,8 @@ struct EtcdConfig {
   std::uint64_t snapshotCatchUpEntries = 5'000;    // DefaultSnapshotCatchUpEntries
   std::int64_t rate = 0;                           // client proposals per second, cluster-wide
   std::int64_t quotaBackendBytes = 0;              // --quota-backend-bytes (0: 2 GiB)
+  // How fast a defragmentation copies the data in use (kv_server.hpp defrag_duration).
+  std::int64_t defragBytesPerSecond = kDefaultDefragBytesPerSecond;
   // The mutation: send every message at once and never fsync the WAL, so a member
   // acknowledges entries a power loss then takes (the raft-safety property must fail).
   bool unsafeAckBeforeFsync = false;
@@ -144,6 +147,12 @@ class EtcdMember final : public Process {
   bool on_kv_message(ProcessId from, const MessageBody& message);  // a watch or status call
   void kv_ready(Env& env, const raft::Ready& rd);
   void flush_kv(Env& env);
+  void trace_kv_events(Env& env);
+  // While the KV server defragments, committed entries (and an installed snapshot's state)
+  // wait in stalled_, in order, as etcd's applyAll jobs wait behind the one blocked on the
+  // backend; resume_applies applies them once it is done.
+  bool applies_stalled() const { return kv_.defragmenting() || !stalled_.empty(); }
+  void resume_applies(Env& env);
   // The member API and the rest of etcd's membership handling (member_membership.cpp).
   bool standby() const { return id_ > config_.members.size(); }
   bool refuses_to_start(Env& env);
@@ -183,6 +192,13 @@ class EtcdMember final : public Process {
   KvOutbox kvOut_;
   TagSpace kvTimers_;
   TagSpace removal_;  // the stop a second after this member's removal applied
+  struct StalledApply {
+    std::optional<raft::Snapshot> snapshot;  // to install first
+    std::vector<raft::Entry> entries;
+  };
+  std::deque<StalledApply> stalled_;
+  std::uint64_t stalledEntries_ = 0;
+  static constexpr std::uint64_t kMaxStalledEntries = 10'000'000;
 };
 
 }  // namespace hasim::etcd

@@ -41,8 +41,21 @@ inline constexpr std::string_view kConfChange = "etcd-conf-change";
 inline constexpr std::string_view kMoveLeader = "etcd-move-leader";
 inline constexpr std::string_view kRemoved = "etcd-removed";
 
-inline constexpr std::array kAll{kRecovered, kState,     kPersist,   kApply,
-                                 kInstall,   kSnapshot,  kPropose,   kFatal,
-                                 kMemberApi, kConfChange, kMoveLeader, kRemoved};
+// A Defragment call (models/etcd/kv_server.hpp) locked the member's backend: its
+// "db-size" and "db-size-in-use" before, and the copy's "expect-ms"; and its end: the sizes
+// after, "took-ms", and "held-entries", the committed entries it kept from being applied.
+inline constexpr std::string_view kDefragStart = "etcd-defrag-start";
+inline constexpr std::string_view kDefragEnd = "etcd-defrag-end";
+// An applied alarm request changed the alarm list: "action" raised or disarmed, "alarm"
+// (NOSPACE), "alarm-member" whose alarm it is.
+inline constexpr std::string_view kAlarm = "etcd-alarm";
+// A client call of etcdctl (models/etcd/etcdctl.hpp) came back: "op", "endpoint", "result"
+// ("ok" or the error), and the op's own fields.
+inline constexpr std::string_view kEtcdctl = "etcdctl";
+
+inline constexpr std::array kAll{kRecovered,  kState,     kPersist,    kApply,     kInstall,
+                                 kSnapshot,   kPropose,   kFatal,      kMemberApi, kConfChange,
+                                 kMoveLeader, kRemoved,   kDefragStart, kDefragEnd, kAlarm,
+                                 kEtcdctl};
 
 }  // namespace hasim::etcd::trace_kind

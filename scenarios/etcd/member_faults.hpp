@@ -19,6 +19,12 @@ std::vector<KeySet> etcd_member_key_sets();
 // window between a member's acknowledgement leaving and its WAL write being durable.
 FaultKind etcd_ack_power_loss_kind();
 KeySet etcd_ack_power_loss_keys();
+// "etcd-fill", "etcd-compact", "etcd-defrag" and "etcd-alarm-disarm"
+// (scenarios/etcd/ops_faults.cpp): etcdctl against one member, and their key sets.
+std::vector<FaultKind> etcd_ops_fault_kinds();
+std::vector<KeySet> etcd_ops_key_sets();
+// An "etcdctl" process on each of `nodes` if the scenario has one of those actions.
+void add_etcdctl(World& world, const Scenario& scenario, const std::vector<std::string>& nodes);
 // "standby": nodes with an etcd process that is not in the initial cluster; false on error.
 bool read_standby(scenario_loader::Context& c, const Json& section, const std::string& path,
                   EtcdSpec& spec);

@@ -33,6 +33,8 @@ using scenario_loader::keys;
 // timeout is at least 5 heartbeats and at most 50 s.
 constexpr Duration kMaxElectionTimeout = seconds(50);
 constexpr std::int64_t kMaxRate = 100'000;
+constexpr std::int64_t kMaxQuotaBackendBytes = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxDefragBytesPerSecond = std::int64_t{1} << 40;
 
 bool read_integer_field(JsonReader& r, const Json& value, const std::string& path,
                         std::string_view key, std::int64_t min, std::int64_t max,
@@ -42,6 +44,32 @@ bool read_integer_field(JsonReader& r, const Json& value, const std::string& pat
   const auto n = r.integer(*v, JsonReader::key_path(path, key), min, max);
   if (n) target = *n;
   return n.has_value();
+}
+
+// --quota-backend-bytes (server/storage/quota.go NewBackendQuota): 0 is etcd's default
+// (2 GiB), a negative value turns the quota off, anything else is the limit in bytes.
+bool read_quota(JsonReader& r, const Json& value, const std::string& path,
+                etcd::EtcdConfig& config) {
+  const Json* v = JsonReader::field(value, "quotaBackendBytes");
+  if (v == nullptr) return true;
+  const std::string at = JsonReader::key_path(path, "quotaBackendBytes");
+  std::optional<std::int64_t> n;
+  if (v->is_number_unsigned()) {
+    if (v->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxQuotaBackendBytes)) {
+      n = static_cast<std::int64_t>(v->get<std::uint64_t>());
+    }
+  } else if (v->is_number_integer()) {
+    n = v->get<std::int64_t>();
+  }
+  if (n && *n >= -1 && *n <= kMaxQuotaBackendBytes) {
+    config.quotaBackendBytes = *n;
+    return true;
+  }
+  r.error(at, "quotaBackendBytes is etcd's --quota-backend-bytes in bytes: a whole number up "
+              "to " + std::to_string(kMaxQuotaBackendBytes) +
+              " (1 TiB; etcd suggests at most 8 GiB), 0 for etcd's default of 2 GiB, or -1 "
+              "to turn the quota off; found " + v->dump());
+  return false;
 }
 
 bool check_timeouts(JsonReader& r, const std::string& path, const etcd::EtcdConfig& config) {
@@ -109,6 +137,10 @@ void read_etcd(Context& c, const Json& value, const std::string& path) {
        ok;
   config.snapshotCatchUpEntries = static_cast<std::uint64_t>(catchUp);
   ok = read_integer_field(r, value, path, "rate", 0, kMaxRate, config.rate) && ok;
+  ok = read_quota(r, value, path, config) && ok;
+  ok = read_integer_field(r, value, path, "defragBytesPerSecond", 1, kMaxDefragBytesPerSecond,
+                          config.defragBytesPerSecond) &&
+       ok;
   if (const Json* disk = JsonReader::field(value, "disk")) {
     const std::string at = JsonReader::key_path(path, "disk");
     const auto name = r.string(*disk, at);
@@ -157,6 +189,7 @@ void add_members(World& world, const Scenario& scenario, BuildState& built) {
   world.trace().add_observer(wiring.leaders.get());
   world.keep_alive(wiring.leaders);
   built.set(wiring);
+  add_etcdctl(world, scenario, nodes);
 }
 
 std::optional<std::vector<std::string>> processes_on(const Context& c, const std::string& node) {
@@ -191,11 +224,14 @@ const ScenarioSystem& etcd_scenario_system() {
     s.key_sets = {{"etcd",
                    {"members", "heartbeatInterval", "electionTimeout", "preVote", "checkQuorum",
                     "snapshotCount", "snapshotCatchUpEntries", "rate", "disk",
-                    "unsafeAckBeforeFsync", "mode", "tick", "timerRule", "standby"}}};
+                    "unsafeAckBeforeFsync", "mode", "tick", "timerRule", "standby",
+                    "quotaBackendBytes", "defragBytesPerSecond"}}};
     for (KeySet& set : etcd_member_key_sets()) s.key_sets.push_back(std::move(set));
     s.key_sets.push_back(etcd_ack_power_loss_keys());
     s.fault_kinds = etcd_member_fault_kinds();
     s.fault_kinds.push_back(etcd_ack_power_loss_kind());
+    for (FaultKind& kind : etcd_ops_fault_kinds()) s.fault_kinds.push_back(kind);
+    for (KeySet& set : etcd_ops_key_sets()) s.key_sets.push_back(std::move(set));
     s.read = read_etcd;
     s.processes_on = processes_on;
     s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";

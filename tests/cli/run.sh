@@ -40,6 +40,10 @@ expect "missing file" 2 "cannot read the scenario file" -- "$hasim" run "$tmp/no
 printf '{"name": "x", "duraton": "1m", "nodes": 2}' >"$tmp/bad.json"
 expect "bad scenario names path and fix" 2 'did you mean "duration"' -- "$hasim" run "$tmp/bad.json"
 expect "validate bad" 2 '\$\.duraton' -- "$hasim" validate "$tmp/bad.json"
+printf '{"name": "q", "duration": "1m", "nodes": 3, "etcd": {"quotaBackendBytes": "2GiB"}}' >"$tmp/bad-quota.json"
+expect "bad etcd quota names the field" 2 '\$\.etcd\.quotaBackendBytes.*-1 to turn the quota off' -- "$hasim" run "$tmp/bad-quota.json"
+printf '{"name": "f", "duration": "1m", "nodes": 3, "etcd": {}, "faults": [{"at": "1s", "kind": "etcd-fill", "node": "n1"}]}' >"$tmp/bad-fill.json"
+expect "etcd-fill without bytes" 2 'needs "bytes"' -- "$hasim" validate "$tmp/bad-fill.json"
 expect "validate good" 0 "ok: demo-heartbeat" -- "$hasim" validate "$demo"
 expect "list" 0 "no-false-suspicion" -- "$hasim" list
 expect "determinism" 0 "determinism ok" -- "$hasim" run "$demo" --determinism

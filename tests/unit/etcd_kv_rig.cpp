@@ -197,3 +197,26 @@ std::shared_ptr<etcd::KvRequest> kv_optimistic_put(std::uint64_t id, std::string
 }
 
 }  // namespace hasim::testing
+
+namespace hasim::testing {
+
+std::shared_ptr<etcd::KvRequest> kv_defragment(std::uint64_t id) {
+  auto r = std::make_shared<etcd::KvRequest>();
+  r->client_id = id;
+  r->op = etcd::KvOp::defragment;
+  return r;
+}
+
+std::shared_ptr<etcd::KvRequest> kv_alarm(std::uint64_t id, etcd::mvcc::AlarmAction action,
+                                          std::uint64_t member) {
+  auto r = std::make_shared<etcd::KvRequest>();
+  r->client_id = id;
+  r->op = etcd::KvOp::alarm;
+  r->alarm.action = action;
+  r->alarm.member_id = member;
+  r->alarm.alarm = action == etcd::mvcc::AlarmAction::get ? etcd::mvcc::AlarmType::none
+                                                           : etcd::mvcc::AlarmType::nospace;
+  return r;
+}
+
+}  // namespace hasim::testing

@@ -76,3 +76,12 @@ std::shared_ptr<etcd::KvRequest> kv_optimistic_put(std::uint64_t id, std::string
                                                    std::string value, std::int64_t rv);
 
 }  // namespace hasim::testing
+
+namespace hasim::testing {
+
+// Maintenance calls as clientv3 builds them: Defragment, and Alarm (GET or DEACTIVATE).
+std::shared_ptr<etcd::KvRequest> kv_defragment(std::uint64_t id);
+std::shared_ptr<etcd::KvRequest> kv_alarm(std::uint64_t id, etcd::mvcc::AlarmAction action,
+                                          std::uint64_t member = 0);
+
+}  // namespace hasim::testing
