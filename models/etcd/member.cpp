@@ -56,7 +56,34 @@ EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id)
 
 EtcdMember::~EtcdMember() = default;
 
+// raft panics (RaftPanic) kill the etcd process, as a Go panic exits it with status 2; the
+// kubelet or systemd starts it again, and it panics again if its data is still inconsistent.
+template <typename F>
+void EtcdMember::guarded(Env& env, F&& body) {
+  if (dead_) return;
+  try {
+    body();
+  } catch (const raft::RaftPanic& panic) {
+    dead_ = true;
+    env.trace(trace_kind::kFatal, {{"member", i64(id_)}, {"error", std::string(panic.what())}});
+    env.exit(2);
+  }
+}
+
 void EtcdMember::on_start(Env& env) {
+  guarded(env, [&] { start_member(env); });
+}
+void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
+  guarded(env, [&] { handle_timer(env, tag); });
+}
+void EtcdMember::on_message(Env& env, ProcessId from, const Message& message) {
+  guarded(env, [&] { handle_message(env, from, message); });
+}
+void EtcdMember::on_io(Env& env, const IoCompletion& io) {
+  guarded(env, [&] { handle_io(env, io); });
+}
+
+void EtcdMember::start_member(Env& env) {
   ticks_ = env.tag_space("raft-tick");
   io_ = env.tag_space("wal");
   client_ = env.tag_space("client");
@@ -137,7 +164,7 @@ Duration EtcdMember::first_tick(Env& env) const {
   return Duration{static_cast<std::int64_t>(1 + env.rng().below(tick))};
 }
 
-void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
+void EtcdMember::handle_timer(Env& env, std::uint64_t tag) {
   if (removal_.owns(tag)) {
     // stopWithDelay: "the member has been permanently removed from the cluster".
     env.trace(trace_kind::kRemoved, {{"member", i64(id_)}});
@@ -161,7 +188,7 @@ void EtcdMember::on_timer(Env& env, TimerId, std::uint64_t tag) {
   pump(env);
 }
 
-void EtcdMember::on_message(Env& env, ProcessId from, const Message& message) {
+void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message) {
   // Peer messages first: nearly every message is one.
   const auto* raft = message_as<RaftMessage>(*message);
   if (raft == nullptr) {
@@ -429,7 +456,7 @@ void EtcdMember::fsync(Env& env, std::string_view file, std::uint64_t what) {
   env.fsync(kVolume, file, io_.tag(what));
 }
 
-void EtcdMember::on_io(Env& env, const IoCompletion& io) {
+void EtcdMember::handle_io(Env& env, const IoCompletion& io) {
   if (io.status != IoStatus::ok) {
     // etcd cannot go on without its WAL: "failed to save raft hard state and entries"
     // (raft.go) is fatal, and its supervisor restarts it.

@@ -120,6 +120,13 @@ class EtcdMember final : public Process {
  private:
   enum class Phase : std::uint8_t { idle, writing, snapshot_file, snapshot_cut };
 
+  template <typename F>
+  void guarded(Env& env, F&& body);
+  void start_member(Env& env);
+  void handle_timer(Env& env, std::uint64_t tag);
+  void handle_message(Env& env, ProcessId from, const Message& message);
+  void handle_io(Env& env, const IoCompletion& io);
+
   void recover(Env& env);
   raft::Config raft_config(Env& env);
   Duration first_tick(Env& env) const;
@@ -192,6 +199,7 @@ class EtcdMember final : public Process {
   KvOutbox kvOut_;
   TagSpace kvTimers_;
   TagSpace removal_;  // the stop a second after this member's removal applied
+  bool dead_ = false;  // raft panicked: the process is exiting
   struct StalledApply {
     std::optional<raft::Snapshot> snapshot;  // to install first
     std::vector<raft::Entry> entries;

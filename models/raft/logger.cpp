@@ -3,7 +3,7 @@
 
 #include <array>
 #include <cstdio>
-#include <cstdlib>
+#include <string>
 
 #include "sim/assert.hpp"
 
@@ -20,9 +20,8 @@ std::string_view level_name(LogLevel level) {
 
 void Logger::panic(std::string_view line) {
   log(LogLevel::Fatal, line);
-  // Upstream panics; hasim stops, saying why even when the logger keeps nothing.
-  std::fprintf(stderr, "hasim: raft panic: %.*s\n", static_cast<int>(line.size()), line.data());
-  std::abort();
+  // Upstream panics: the caller that embeds raft decides (an etcd member dies of it).
+  throw RaftPanic("raft panic: " + std::string(line));
 }
 
 DiscardLogger& discard_logger() {

@@ -4,10 +4,19 @@
 // keep. The interaction transcripts print these lines ("INFO 1 became leader at term 1"), so
 // their text is part of raft's observable behaviour and follows upstream word for word.
 #include <string>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
 namespace hasim::raft {
+
+// What upstream's panic becomes: an exception the embedding process may catch to die as
+// etcd does (a Go panic exits the process with status 2; its supervisor restarts it), e.g.
+// a follower whose log an unsafe power loss truncated and that is asked to commit past it.
+// Uncaught it ends the program with the panic's text, as upstream's does in tests.
+struct RaftPanic : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // RedirectLogger's levels (rafttest/interaction_env_logger.go): 0 DEBUG .. 4 FATAL, 5 NONE (Off).
 // Panic lines print as FATAL, as upstream's RedirectLogger does.
@@ -25,9 +34,9 @@ class Logger {
   void info(std::string_view line) { log(LogLevel::Info, line); }
   void warning(std::string_view line) { log(LogLevel::Warning, line); }
   void error(std::string_view line) { log(LogLevel::Error, line); }
-  // Fatalf/Panicf: logged at FATAL, then hasim stops (a broken raft invariant is a
-  // programmer error, as upstream's panic is).
-  [[noreturn]] void panic(std::string_view line);
+  // Fatalf/Panicf: logged at FATAL, then RaftPanic is thrown (a broken raft invariant:
+  // a programmer error, or state an unsafe mode corrupted, as upstream's panic is).
+  [[noreturn]] void panic(std::string_view line);  // throws RaftPanic
 };
 
 // A logger that keeps nothing (upstream's discardLogger).
