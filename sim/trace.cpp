@@ -166,17 +166,26 @@ const TraceHash& TraceWriter::hash() const {
   return hash_;
 }
 
-bool TraceWriter::wants(std::string_view kind) const {
-  if (recorded()) return true;
-  for (const TraceObserver* observer : observers_) {
-    if (observer->wants(kind)) return true;
+const std::vector<TraceObserver*>& TraceWriter::observers_for(std::string_view kind) const {
+  const auto it = by_kind_.find(kind.data());
+  if (it != by_kind_.end() && it->second.kind == kind) return it->second.observers;
+  KindObservers entry{std::string(kind), {}};
+  for (TraceObserver* observer : observers_) {
+    if (observer->wants(kind)) entry.observers.push_back(observer);
   }
-  return false;
+  HASIM_ASSERT(by_kind_.size() < 100'000);  // kinds are a fixed vocabulary
+  auto& slot = by_kind_[kind.data()];
+  slot = std::move(entry);
+  return slot.observers;
+}
+
+bool TraceWriter::wants(std::string_view kind) const {
+  return recorded() || !observers_for(kind).empty();
 }
 
 void TraceWriter::record(const TraceEvent& event) {
   if (!hashing_ && file_ == nullptr && capture_limit_ == 0) {
-    for (TraceObserver* observer : observers_) observer->on_event(event);
+    for (TraceObserver* observer : observers_for(event.kind)) observer->on_event(event);
     return;
   }
   format_trace_line(event, line_);
@@ -186,7 +195,7 @@ void TraceWriter::record(const TraceEvent& event) {
     std::fputc('\n', file_);
   }
   if (captured_.size() < capture_limit_) captured_.push_back(line_);
-  for (TraceObserver* observer : observers_) observer->on_event(event);
+  for (TraceObserver* observer : observers_for(event.kind)) observer->on_event(event);
 }
 
 }  // namespace hasim

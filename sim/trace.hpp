@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -97,6 +98,7 @@ class TraceWriter {
   void add_observer(TraceObserver* observer) {
     observers_.push_back(observer);
     observers_want_messages_ = observers_want_messages_ || observer->wants(trace_kind::kRecv);
+    by_kind_.clear();
   }
   // Keep every line in memory, up to `limit` lines (to name the first differing event).
   void capture_all(std::size_t limit) { capture_limit_ = limit; }
@@ -118,10 +120,22 @@ class TraceWriter {
 
  private:
   bool recorded() const { return hashing_ || file_ != nullptr || capture_limit_ != 0; }
+  // The observers that want `kind`, in the order they were added. Each observer is handed
+  // only the kinds it wants (TraceObserver::wants, fixed for a run), so a run with many
+  // properties does not call each of them for every event.
+  const std::vector<TraceObserver*>& observers_for(std::string_view kind) const;
   std::FILE* file_ = nullptr;
   TraceHash hash_;
   std::string line_;
   std::vector<TraceObserver*> observers_;
+  // observers_for's cache, by the address of the kind's text (kinds are string literals);
+  // the text is kept and compared too, so a kind at a reused address is never mistaken.
+  // Looked up only, never iterated: the dispatch order is observers_'s.
+  struct KindObservers {
+    std::string kind;
+    std::vector<TraceObserver*> observers;
+  };
+  mutable std::unordered_map<const char*, KindObservers> by_kind_;
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
   bool hashing_ = true;

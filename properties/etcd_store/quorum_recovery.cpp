@@ -50,6 +50,12 @@ std::int64_t count_trace_entries(std::string_view ents) {
   return count;
 }
 
+bool QuorumRecovery::busy_kind(std::string_view kind) {
+  namespace e = etcd::trace_kind;
+  return kind == api::trace_kind::kEtcdCall || kind == api::trace_kind::kEtcdCallEnd ||
+         kind == e::kPersist || kind == e::kApply || kind == api::trace_kind::kWrite;
+}
+
 bool QuorumRecovery::wants(std::string_view kind) const {
   return FaultsInForce::wants(kind) || etcd::RaftRoles::reads(kind) || EtcdCalls::reads(kind) ||
          member_kind(kind) || kind == trace_kind::kDiskLoss || kind == trace_kind::kStart ||
@@ -68,6 +74,10 @@ void QuorumRecovery::on_event(const TraceEvent& event) {
   }
   if (event.proc == kMemberProc) observe_member(event, process_name(event));
   observe_apiserver(event);
+  // While nothing is owed or it has been met, only a fault, a role or a member's or
+  // apiserver's life can change that; the busiest kinds (calls, persists, applies, writes)
+  // only feed the books kept above.
+  if (phase_ != Phase::waiting && busy_kind(event.kind)) return;
   step(event.t);
 }
 

@@ -52,6 +52,7 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   std::int64_t acknowledged_revision() const { return acked_revision_; }
 
  private:
+  static bool busy_kind(std::string_view kind);
   struct Member {
     bool voter = false;
     bool has_data = false;
