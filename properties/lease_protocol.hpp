@@ -24,7 +24,12 @@
 //   (g) the election controller pings only a candidate that has not renewed within
 //       electionDuration (5s) of the ping, by the renewTime it holds and its own clock (the
 //       pingTime it writes): a fresh candidate counts as acked (reconcileElectionStep), and a
-//       needless ping delays the election by a round trip to every candidate.
+//       needless ping delays the election by a round trip to every candidate;
+//   (h) under OldestEmulationVersion the election controller elects, among the candidates it
+//       counted as acked (the versions it read, as its cle-elect event lists them), one with
+//       the lowest emulation version and, among those, the lowest binary version
+//       (pickBestLeaderOldestEmulationVersion and compare in pkg/controlplane/controller/
+//       leaderelection/election.go); only the creationTimestamp tie-break is not judged.
 // From the trace: lease-write and lease-read (models/apiserver/lease_trace.hpp), clock-rate
 // (each node's clock rate, for (c)), component-start (coordinated candidates) and
 // cle-controller-start (the controller's identity). A writer's node is the first half of its
@@ -35,6 +40,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/election/record.hpp"
 #include "properties/property.hpp"
@@ -97,6 +103,7 @@ class LeaseProtocol final : public Property {
   void check_coordinated(const Write& w, const std::string& before_holder);
   void check_gc(const Write& w, const Stored& before);
   void check_ping(const Write& w, const Stored& before);
+  void check_ranking(const TraceEvent& event);
   void store(const Write& w);
   LocalTime monotonic_of(const std::string& writer, TrueTime t) const;
   void fail(const Write& w, std::string rule, std::string detail);
