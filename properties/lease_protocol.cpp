@@ -256,6 +256,12 @@ void LeaseProtocol::check_counters(const Write& w, const Stored& before) {
                     holder_text(old.holderIdentity) + "; expected " + std::to_string(expected));
   }
   const bool released = now.holderIdentity.empty() && !old.holderIdentity.empty();
+  if (released && now.leaseDurationSeconds != 1) {
+    return fail(w, "(d) leaseDurationSeconds in",
+                w.user + " released it with leaseDurationSeconds " +
+                    std::to_string(now.leaseDurationSeconds) +
+                    "; client-go's release() writes 1");
+  }
   const bool moved = now.acquireTime != old.acquireTime;
   if (!changed && !released && moved) {
     return fail(w, "(d) acquireTime in", w.user + " changed it while " +

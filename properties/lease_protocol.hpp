@@ -15,7 +15,9 @@
 //   (d) leaseTransitions rises by exactly one when a client-go elector becomes holder, and
 //       acquireTime changes then; neither changes at a renewal, nor leaseTransitions at a release
 //       (which writes acquireTime = now) or when the election controller names a holder
-//       (upstream's reconcileElectionStep leaves it alone and clears acquireTime);
+//       (upstream's reconcileElectionStep leaves it alone and clears acquireTime); a release
+//       writes leaseDurationSeconds 1, as client-go's release() does (LeaseDurationSeconds: 1,
+//       so that a client that does not treat an empty holder as free waits 1 s, not a lease);
 //   (e) under Coordinated Leader Election a candidate never makes itself holder (no create, no
 //       acquire, no takeover): tryCoordinatedRenew only renews, the controller elects;
 //   (f) the LeaseCandidate garbage collector (every 30 min) deletes no candidate renewed within

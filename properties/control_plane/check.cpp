@@ -358,7 +358,8 @@ const CheckSystem& control_plane_check_system() {
             "over only after its taker observed it unchanged for leaseDuration on its own "
             "clock (the election controller: after renewTime + leaseDuration); (d) "
             "leaseTransitions rises by one when an elector becomes holder and never otherwise, "
-            "and acquireTime changes only at a change of holder; (e) a Coordinated Leader "
+            "and acquireTime changes only at a change of holder, and a release writes "
+            "leaseDurationSeconds 1; (e) a Coordinated Leader "
             "Election candidate never makes itself holder; (f) no LeaseCandidate is deleted "
             "within its validity of its last renewal; (g) the election controller pings no "
             "candidate renewed within electionDuration",
