@@ -222,7 +222,10 @@ void LeaseProtocol::check_takeover(const Write& w, const Stored& before) {
   const Duration ld = seconds(old.leaseDurationSeconds);
   if (w.record.holderIdentity != w.user) {
     if (!old.renewTime.has_value() || !w.record.renewTime.has_value()) return;
-    if (*old.renewTime + ld <= *w.record.renewTime) return;
+    // isLeaseExpired is strict (renewTime + leaseDuration Before now), and the controller
+    // writes renewTime = now as a MicroTime: the earliest it may write is the first
+    // microsecond at or after renewTime + leaseDuration + 1ns, truncated.
+    if (*w.record.renewTime >= api::micro_time(*old.renewTime + ld + Duration{1})) return;
     return fail(w, "(c) early election in",
                 w.user + " (election controller) gave it to " + w.record.holderIdentity +
                     " at renewTime " + format_seconds(w.record.renewTime->ns) + "s while " +

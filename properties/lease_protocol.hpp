@@ -10,8 +10,10 @@
 //   (c) a writer takes a held record over only after it has been served that same record
 //       (client-go's observedRawRecord bytes) for leaseDuration on its own monotonic clock
 //       (tryAcquireOrRenew in client-go tools/leaderelection/leaderelection.go); the election
-//       controller only after the record's renewTime + leaseDurationSeconds, the rule it uses
-//       (isLeaseExpired, pkg/controlplane/controller/leaderelection/leaderelection_controller.go);
+//       controller only once the record's renewTime + leaseDurationSeconds is strictly before
+//       its clock, the rule it uses (isLeaseExpired, Before: pkg/controlplane/controller/
+//       leaderelection/leaderelection_controller.go), judged on the renewTime it writes (its
+//       clock, truncated to the microsecond as a MicroTime);
 //   (d) leaseTransitions rises by exactly one when a client-go elector becomes holder, and
 //       acquireTime changes then; neither changes at a renewal, nor leaseTransitions at a release
 //       (which writes acquireTime = now) or when the election controller names a holder
