@@ -262,8 +262,7 @@ void LeaseProtocol::check_counters(const Write& w, const Stored& before) {
   if (released && now.leaseDurationSeconds != 1) {
     return fail(w, "(d) leaseDurationSeconds in",
                 w.user + " released it with leaseDurationSeconds " +
-                    std::to_string(now.leaseDurationSeconds) +
-                    "; client-go's release() writes 1");
+                    std::to_string(now.leaseDurationSeconds) + "; client-go's release() writes 1");
   }
   const bool moved = now.acquireTime != old.acquireTime;
   if (!changed && !released && moved) {

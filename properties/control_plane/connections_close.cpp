@@ -75,8 +75,9 @@ void ConnectionsClose::on_event(const TraceEvent& event) {
 // A stopped process's connections: each running peer on them is owed a close, unless the
 // process's node is down (crash reason "node-down", or already powered off).
 void ConnectionsClose::on_stop(const TraceEvent& event, const std::string& process) {
-  const bool node_up = !down_.contains(std::string(event.node)) &&
-                       (event.kind != trace_kind::kCrash || event.string_field("reason") != "node-down");
+  const bool node_up =
+      !down_.contains(std::string(event.node)) &&
+      (event.kind != trace_kind::kCrash || event.string_field("reason") != "node-down");
   if (node_up) {
     for (auto it = open_.lower_bound({process, ""}); it != open_.end() && it->first == process;
          ++it) {

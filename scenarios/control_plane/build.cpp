@@ -133,18 +133,19 @@ void add_node_components(World& world, const ControlPlaneSpec& cp, const Electio
   for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
                                       std::pair{kSchedulerProcess, &cp.scheduler}}) {
     const auto base = component_config(cp, *spec, process, node_name);
-    world.add_process(*node, std::string(process), [base, version = version_of(process), policy,
-                                                    upgrade_lock = spec->upgradeLock] {
-      cluster::ComponentConfig config = base;
-      ++version->starts;
-      if (!upgrade_lock.empty() && version->binary == policy.target) {
-        config.lock_type = upgrade_lock;
-      }
-      config.version = version->binary;
-      config.emulation = version->emulation;
-      config.coordinated = policy.coordinated(version->binary);
-      return std::make_unique<cluster::Component>(std::move(config));
-    });
+    world.add_process(
+        *node, std::string(process),
+        [base, version = version_of(process), policy, upgrade_lock = spec->upgradeLock] {
+          cluster::ComponentConfig config = base;
+          ++version->starts;
+          if (!upgrade_lock.empty() && version->binary == policy.target) {
+            config.lock_type = upgrade_lock;
+          }
+          config.version = version->binary;
+          config.emulation = version->emulation;
+          config.coordinated = policy.coordinated(version->binary);
+          return std::make_unique<cluster::Component>(std::move(config));
+        });
   }
 }
 

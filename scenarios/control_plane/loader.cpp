@@ -124,7 +124,8 @@ void read_component(JsonReader& r, const Json& value, const std::string& path,
   read_duration_field(r, value, path, "retryPeriod", DurationSign::any, e.retryPeriod);
   if (r.error_count() == before) check_election(r, value, path, e);
   read_bool_field(r, value, path, "releaseOnCancel", e.releaseOnCancel);
-  for (const auto& [key, target] : {std::pair{"lock", &e.lock}, std::pair{"upgradeLock", &e.upgradeLock}}) {
+  for (const auto& [key, target] :
+       {std::pair{"lock", &e.lock}, std::pair{"upgradeLock", &e.upgradeLock}}) {
     const Json* v = JsonReader::field(value, key);
     if (v == nullptr) continue;
     const std::string at = JsonReader::key_path(path, key);
