@@ -4,6 +4,7 @@
 #include "models/apiserver/trace_kinds.hpp"
 #include "models/election/coordinated_election.hpp"
 #include "models/election/resource_lock.hpp"
+#include "models/election/semver.hpp"
 #include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
@@ -94,6 +95,7 @@ void LeaseProtocol::on_event(const TraceEvent& event) {
   }
   if (event.kind == election::trace_kind::kCleControllerStart)
     controllers_.insert(std::string(event.string_field("identity")));
+  if (event.kind == election::trace_kind::kCleElect) check_ranking(event);
 }
 
 LocalTime LeaseProtocol::monotonic_of(const std::string& writer, TrueTime t) const {
@@ -220,7 +222,10 @@ void LeaseProtocol::check_takeover(const Write& w, const Stored& before) {
   const Duration ld = seconds(old.leaseDurationSeconds);
   if (w.record.holderIdentity != w.user) {
     if (!old.renewTime.has_value() || !w.record.renewTime.has_value()) return;
-    if (*old.renewTime + ld <= *w.record.renewTime) return;
+    // isLeaseExpired is strict (renewTime + leaseDuration Before now), and the controller
+    // writes renewTime = now as a MicroTime: the earliest it may write is the first
+    // microsecond at or after renewTime + leaseDuration + 1ns, truncated.
+    if (*w.record.renewTime >= api::micro_time(*old.renewTime + ld + Duration{1})) return;
     return fail(w, "(c) early election in",
                 w.user + " (election controller) gave it to " + w.record.holderIdentity +
                     " at renewTime " + format_seconds(w.record.renewTime->ns) + "s while " +
@@ -254,6 +259,11 @@ void LeaseProtocol::check_counters(const Write& w, const Stored& before) {
                     holder_text(old.holderIdentity) + "; expected " + std::to_string(expected));
   }
   const bool released = now.holderIdentity.empty() && !old.holderIdentity.empty();
+  if (released && now.leaseDurationSeconds != 1) {
+    return fail(w, "(d) leaseDurationSeconds in",
+                w.user + " released it with leaseDurationSeconds " +
+                    std::to_string(now.leaseDurationSeconds) + "; client-go's release() writes 1");
+  }
   const bool moved = now.acquireTime != old.acquireTime;
   if (!changed && !released && moved) {
     return fail(w, "(d) acquireTime in", w.user + " changed it while " +
@@ -304,6 +314,67 @@ void LeaseProtocol::check_ping(const Write& w, const Stored& before) {
        w.user + " (election controller) pinged it " + seconds_of(since) +
            " after its renewTime, within electionDuration " +
            seconds_of(election::kElectionDuration) + ": a candidate that fresh is acked");
+}
+
+// (h) The election controller's choice under OldestEmulationVersion (election.go: compare
+// ranks by emulation version, then binary version, then creationTimestamp;
+// pickBestLeaderOldestEmulationVersion keeps the best). Judged over the candidates the
+// controller itself counted as acked, with the versions it read (the cle-elect event's
+// "acked: NAME (EMULATION/BINARY), ...; STRATEGY"), so a candidate whose newer version the
+// controller had not yet seen is judged as the controller saw it. The KEP's proposed priority
+// ("priority, then ...", not upstream) ranks differently and is not judged.
+void LeaseProtocol::check_ranking(const TraceEvent& event) {
+  if (violation().has_value()) return;
+  const std::string holder(event.string_field("holder"));
+  const std::string_view reason = event.string_field("reason");
+  constexpr std::string_view kAcked = "; acked: ";
+  const std::string suffix = "; " + std::string(election::kOldestEmulationVersion);
+  const std::size_t from = reason.find(kAcked);
+  if (holder.empty() || from == std::string_view::npos || !reason.ends_with(suffix)) return;
+  const std::string_view list =
+      reason.substr(from + kAcked.size(), reason.size() - suffix.size() - from - kAcked.size());
+  if (list.find("priority, then") != std::string_view::npos) return;
+  struct Ranked {
+    std::string name, text;
+    election::SemVer emulation, binary;
+  };
+  std::vector<Ranked> acked;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    std::size_t end = list.find("), ", at);
+    if (end == std::string_view::npos) end = list.size() - 1;
+    const std::string_view item = list.substr(at, end + 1 - at);  // "NAME (E/B)"
+    at = end + 3;
+    const std::size_t open = item.find(" (");
+    const std::size_t slash = item.find('/', open);
+    if (open == std::string_view::npos || slash == std::string_view::npos || !item.ends_with(")"))
+      return;  // not the controller's format: nothing to judge
+    const auto emulation = election::parse_semver_tolerant(item.substr(open + 2, slash - open - 2));
+    const auto binary =
+        election::parse_semver_tolerant(item.substr(slash + 1, item.size() - slash - 2));
+    // Unparseable versions are skipped by the picker's pre-filter (validForOEV).
+    if (!emulation || !binary) continue;
+    acked.push_back({std::string(item.substr(0, open)), std::string(item), *emulation, *binary});
+  }
+  const Ranked* chosen = nullptr;
+  for (const Ranked& r : acked) {
+    if (r.name == holder) chosen = &r;
+  }
+  if (chosen == nullptr) return;
+  for (const Ranked& r : acked) {
+    int c = election::compare(r.emulation, chosen->emulation);
+    if (c == 0) c = election::compare(r.binary, chosen->binary);
+    if (c >= 0) continue;
+    std::vector<std::string> causes(recent_.begin(), recent_.end());
+    violate(event.t, "(h) election of " + std::string(event.string_field("lease")) + ": " +
+                         std::string(event.node) + "'s election controller chose " +
+                         chosen->text + " over " + r.text +
+                         ", which it had acked and which ranks before it under "
+                         "OldestEmulationVersion (lowest emulation version, then lowest "
+                         "binary version)",
+            std::move(causes));
+    return;
+  }
 }
 
 }  // namespace hasim

@@ -10,12 +10,16 @@
 //   (c) a writer takes a held record over only after it has been served that same record
 //       (client-go's observedRawRecord bytes) for leaseDuration on its own monotonic clock
 //       (tryAcquireOrRenew in client-go tools/leaderelection/leaderelection.go); the election
-//       controller only after the record's renewTime + leaseDurationSeconds, the rule it uses
-//       (isLeaseExpired, pkg/controlplane/controller/leaderelection/leaderelection_controller.go);
+//       controller only once the record's renewTime + leaseDurationSeconds is strictly before
+//       its clock, the rule it uses (isLeaseExpired, Before: pkg/controlplane/controller/
+//       leaderelection/leaderelection_controller.go), judged on the renewTime it writes (its
+//       clock, truncated to the microsecond as a MicroTime);
 //   (d) leaseTransitions rises by exactly one when a client-go elector becomes holder, and
 //       acquireTime changes then; neither changes at a renewal, nor leaseTransitions at a release
 //       (which writes acquireTime = now) or when the election controller names a holder
-//       (upstream's reconcileElectionStep leaves it alone and clears acquireTime);
+//       (upstream's reconcileElectionStep leaves it alone and clears acquireTime); a release
+//       writes leaseDurationSeconds 1, as client-go's release() does (LeaseDurationSeconds: 1,
+//       so that a client that does not treat an empty holder as free waits 1 s, not a lease);
 //   (e) under Coordinated Leader Election a candidate never makes itself holder (no create, no
 //       acquire, no takeover): tryCoordinatedRenew only renews, the controller elects;
 //   (f) the LeaseCandidate garbage collector (every 30 min) deletes no candidate renewed within
@@ -24,7 +28,12 @@
 //   (g) the election controller pings only a candidate that has not renewed within
 //       electionDuration (5s) of the ping, by the renewTime it holds and its own clock (the
 //       pingTime it writes): a fresh candidate counts as acked (reconcileElectionStep), and a
-//       needless ping delays the election by a round trip to every candidate.
+//       needless ping delays the election by a round trip to every candidate;
+//   (h) under OldestEmulationVersion the election controller elects, among the candidates it
+//       counted as acked (the versions it read, as its cle-elect event lists them), one with
+//       the lowest emulation version and, among those, the lowest binary version
+//       (pickBestLeaderOldestEmulationVersion and compare in pkg/controlplane/controller/
+//       leaderelection/election.go); only the creationTimestamp tie-break is not judged.
 // From the trace: lease-write and lease-read (models/apiserver/lease_trace.hpp), clock-rate
 // (each node's clock rate, for (c)), component-start (coordinated candidates) and
 // cle-controller-start (the controller's identity). A writer's node is the first half of its
@@ -35,6 +44,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/election/record.hpp"
 #include "properties/property.hpp"
@@ -97,6 +107,7 @@ class LeaseProtocol final : public Property {
   void check_coordinated(const Write& w, const std::string& before_holder);
   void check_gc(const Write& w, const Stored& before);
   void check_ping(const Write& w, const Stored& before);
+  void check_ranking(const TraceEvent& event);
   void store(const Write& w);
   LocalTime monotonic_of(const std::string& writer, TrueTime t) const;
   void fail(const Write& w, std::string rule, std::string detail);

@@ -7,6 +7,7 @@
 #include <rapidcheck.h>
 
 #include "models/apiserver/messages.hpp"
+#include "properties/control_plane/connections_close.hpp"
 #include "properties/control_plane/crashloop_backoff.hpp"
 #include "properties/eventually_leader.hpp"
 #include "properties/lease_protocol.hpp"
@@ -322,6 +323,10 @@ std::unique_ptr<Property> crashloop_backoff(const std::string& spec, std::option
   return std::make_unique<CrashLoopBackoff>(spec);
 }
 
+std::unique_ptr<Property> connections_close(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<ConnectionsClose>(spec);
+}
+
 }  // namespace
 
 const CheckSystem& control_plane_check_system() {
@@ -353,7 +358,8 @@ const CheckSystem& control_plane_check_system() {
             "over only after its taker observed it unchanged for leaseDuration on its own "
             "clock (the election controller: after renewTime + leaseDuration); (d) "
             "leaseTransitions rises by one when an elector becomes holder and never otherwise, "
-            "and acquireTime changes only at a change of holder; (e) a Coordinated Leader "
+            "and acquireTime changes only at a change of holder, and a release writes "
+            "leaseDurationSeconds 1; (e) a Coordinated Leader "
             "Election candidate never makes itself holder; (f) no LeaseCandidate is deleted "
             "within its validity of its last renewal; (g) the election controller pings no "
             "candidate renewed within electionDuration",
@@ -369,6 +375,13 @@ const CheckSystem& control_plane_check_system() {
             "back-off's reset time, else after the current back-off (doubling up to its max)",
             "nothing: it judges the kubelet"},
            crashloop_backoff},
+          {{"connections-close", "",
+            "when a process crashes or exits on a node that stays up, every running process "
+            "it had a connection with receives the close (FIN) within 10 s, unless the "
+            "connection is dropped first (a partition, drop-connections)",
+            "nothing: it judges the kernel's connections (every control-plane message is on "
+            "a TCP-like stream)"},
+           connections_close},
       },
       {
           {"apiserver-slow", can_slow, slow,

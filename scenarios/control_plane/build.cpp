@@ -24,6 +24,7 @@ std::function<Duration(Rng&)> sampler(const DurationDistribution& distribution) 
 struct ElectionPolicy {
   ElectionMode mode = ElectionMode::lease;
   std::string newer;
+  std::string target;  // upgrade.to (a component's upgradeLock applies at this binary)
   bool coordinated(const std::string& binary) const {
     return mode == ElectionMode::coordinated || (mode == ElectionMode::mixed && binary == newer);
   }
@@ -31,7 +32,9 @@ struct ElectionPolicy {
 
 ElectionPolicy election_policy(const Scenario& scenario) {
   const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
-  const ElectionPolicy policy{cp.election, newer_version(scenario)};
+  const auto* upgrade = scenario.section<UpgradeSpec>();
+  const ElectionPolicy policy{cp.election, newer_version(scenario),
+                              upgrade == nullptr ? std::string() : upgrade->to};
   HASIM_ASSERT(cp.election != ElectionMode::mixed || scenario.section<UpgradeSpec>() != nullptr);
   return policy;
 }
@@ -132,14 +135,19 @@ void add_node_components(World& world, const Scenario& scenario, const ElectionP
   for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
                                       std::pair{kSchedulerProcess, &cp.scheduler}}) {
     const auto base = component_config(cp, *spec, process, node_name);
-    world.add_process(*node, std::string(process), [base, version = version_of(process), policy] {
-      cluster::ComponentConfig config = base;
-      ++version->starts;
-      config.version = version->binary;
-      config.emulation = version->emulation;
-      config.coordinated = policy.coordinated(version->binary);
-      return std::make_unique<cluster::Component>(std::move(config));
-    });
+    world.add_process(
+        *node, std::string(process),
+        [base, version = version_of(process), policy, upgrade_lock = spec->upgradeLock] {
+          cluster::ComponentConfig config = base;
+          ++version->starts;
+          if (!upgrade_lock.empty() && version->binary == policy.target) {
+            config.lock_type = upgrade_lock;
+          }
+          config.version = version->binary;
+          config.emulation = version->emulation;
+          config.coordinated = policy.coordinated(version->binary);
+          return std::make_unique<cluster::Component>(std::move(config));
+        });
   }
 }
 

@@ -124,12 +124,15 @@ void read_component(JsonReader& r, const Json& value, const std::string& path,
   read_duration_field(r, value, path, "retryPeriod", DurationSign::any, e.retryPeriod);
   if (r.error_count() == before) check_election(r, value, path, e);
   read_bool_field(r, value, path, "releaseOnCancel", e.releaseOnCancel);
-  if (const Json* v = JsonReader::field(value, "lock")) {
-    const std::string at = JsonReader::key_path(path, "lock");
+  for (const auto& [key, target] :
+       {std::pair{"lock", &e.lock}, std::pair{"upgradeLock", &e.upgradeLock}}) {
+    const Json* v = JsonReader::field(value, key);
+    if (v == nullptr) continue;
+    const std::string at = JsonReader::key_path(path, key);
     if (const auto lock = r.string(*v, at)) {
       const auto& names = lock_names();
       if (std::find(names.begin(), names.end(), *lock) != names.end()) {
-        e.lock = *lock;
+        *target = *lock;
       } else {
         r.error(at, "unknown lock type \"" + *lock + "\"" + did_you_mean(*lock, names) +
                         "; the lock types are " + join_words(names) +
@@ -146,7 +149,7 @@ void read_component(JsonReader& r, const Json& value, const std::string& path,
 }
 
 void read_components(JsonReader& r, const Json& value, const std::string& path,
-                     ControlPlaneSpec& spec) {
+                     ControlPlaneSpec& spec, bool upgrade) {
   if (!r.object(value, path, keys("components"), "the control-plane components")) return;
   const std::pair<std::string_view, ElectionSpec*> components[] = {
       {"kube-controller-manager", &spec.controllerManager}, {"kube-scheduler", &spec.scheduler}};
@@ -155,6 +158,17 @@ void read_components(JsonReader& r, const Json& value, const std::string& path,
     if (const Json* v = JsonReader::field(value, name)) {
       const std::string at = path + "." + std::string(name);
       read_component(r, *v, at, name, *target);
+      if (!target->upgradeLock.empty() && (!upgrade || spec.election != ElectionMode::lease)) {
+        r.error(JsonReader::key_path(at, "upgradeLock"),
+                std::string("upgradeLock is the lock this component uses once the upgrade has "
+                            "replaced its binary with upgrade.to's (a lock migration such as "
+                            "endpointsleases to leases), so it needs an \"upgrade\" and "
+                            "\"election\": \"lease\" (Coordinated Leader Election elects "
+                            "on Leases only)") +
+                    (upgrade ? "" : "; add an \"upgrade\"") +
+                    (spec.election == ElectionMode::lease ? "" : "; set \"election\": \"lease\"") +
+                    ", or remove upgradeLock");
+      }
       if (target->renewRequests == RenewRequestsMode::unbounded &&
           spec.election != ElectionMode::lease) {
         r.error(JsonReader::key_path(at, "renewRequests"),
@@ -441,7 +455,7 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
     if (auto d = r.distribution(*v, JsonReader::key_path(path, "watchLag"))) spec.watchLag = *d;
   }
   if (const Json* v = JsonReader::field(value, "components")) {
-    read_components(r, *v, JsonReader::key_path(path, "components"), spec);
+    read_components(r, *v, JsonReader::key_path(path, "components"), spec, c.has("upgrade"));
   }
   if (const Json* v = JsonReader::field(value, "kubelet")) {
     read_kubelet(r, *v, JsonReader::key_path(path, "kubelet"), spec.kubelet);

@@ -27,6 +27,10 @@ struct ElectionSpec {
   Duration retryPeriod = seconds(2);
   bool releaseOnCancel = false;  // kube-scheduler: true; kube-controller-manager: false
   std::string lock = "leases";   // leases, endpoints, configmaps, endpointsleases, configmapsleases
+  // "upgradeLock": the lock this component uses once its binary is the upgrade's target
+  // version (a --leader-elect-resource-lock migration, e.g. endpointsleases to leases, done
+  // by the rolling upgrade); empty: `lock` throughout.
+  std::string upgradeLock;
   std::optional<Duration> clientTimeout;  // default max(1s, renewDeadline/2)
   Duration workInterval = seconds(1);     // how often the leader writes; 0: never
   RenewRequestsMode renewRequests = RenewRequestsMode::bounded;

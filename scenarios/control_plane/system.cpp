@@ -61,7 +61,7 @@ const ScenarioSystem& control_plane_scenario_system() {
           "retryPeriod"}},
         {"components", {"kube-controller-manager", "kube-scheduler"}},
         {"component",
-         {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock",
+         {"leaseDuration", "renewDeadline", "retryPeriod", "releaseOnCancel", "lock", "upgradeLock",
           "clientTimeout", "workInterval", "renewRequests"}},
         {"kubelet", {"restart", "backoff", "maxBackoff", "resetAfter"}},
         {"fault:apiserver-slow", {"at", "kind", "for", "node", "nodes", "latency"}},

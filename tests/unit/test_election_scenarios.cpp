@@ -60,6 +60,7 @@ const std::map<std::string, Expected>& expected() {
       {"renew-slow-path.json", {true, true, ""}},
       {"renew-after-expiry.json", {true, true, ""}},
       {"crashloop-backoff-reset.json", {true, true, ""}},
+      {"cle-stale-candidates.json", {true, true, ""}},
   };
   return table;
 }

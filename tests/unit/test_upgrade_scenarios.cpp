@@ -36,6 +36,10 @@ const std::map<std::string, Expected>& expected() {
       {"kubeadm-coordinated-upgrade-3.json", {true, ""}},
       {"replace-lease-upgrade-3.json", {false, "acquired the Lease itself"}},
       {"replace-coordinated-upgrade-3.json", {true, ""}},
+      // A lock migration (upgradeLock): no no-skew property; everything else holds.
+      {"lock-migration-3.json", {true, ""}},
+      // The election controller's reconcile exactly at a Lease's expiry: no no-skew property.
+      {"coordinated-expiry-boundary-3.json", {true, ""}},
   };
   return table;
 }
