@@ -36,6 +36,9 @@ const std::map<std::string, Expected>& expected() {
       {"kubeadm-coordinated-upgrade-3.json", {true, ""}},
       {"replace-lease-upgrade-3.json", {false, "acquired the Lease itself"}},
       {"replace-coordinated-upgrade-3.json", {true, ""}},
+      // Over a stacked etcd, cp-3's member leads raft, so cp-3's controllers win the first
+      // election, and cp-3 is upgraded last: the leases move only when no old apiserver serves.
+      {"stacked-etcd-node-by-node.json", {true, ""}},
   };
   return table;
 }
