@@ -19,6 +19,10 @@ struct FailoverOptions {
   FailoverSettings settings;
   std::uint64_t trials = 1000;  // per fault kind
   std::uint64_t seed = 1;
+  // The cells, in kAllFailoverFaults order (--faults); the default three by default.
+  std::vector<FailoverFault> faults{std::begin(kFailoverFaults), std::end(kFailoverFaults)};
+  // Whether `faults` is the default (the JSON then says nothing about it, as before).
+  bool default_faults() const;
 };
 
 struct FailoverCell {
@@ -34,7 +38,7 @@ struct FailoverResults {
   std::map<FailoverFault, FailoverCell> cells;
 };
 
-// Trial i of fault kind k (in kFailoverFaults order) at index k * trials + i.
+// Trial i of fault kind k (in options.faults order) at index k * trials + i.
 FailoverResults summarize_failover(const FailoverOptions& options,
                                    const std::vector<FailoverTrial>& trials);
 

@@ -3,7 +3,9 @@
 // generic runner's (reports/study_runner); the writers are in failover_report.cpp.
 #include "reports/failover_report.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "reports/study_flags.hpp"
 
@@ -55,6 +57,10 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
                   compared_cells()};
       i.flags.push_back({"--pause", "how long the leader is paused (default 20s)"});
       i.flags.push_back({"--partition", "how long the leader's node is cut off (default 60s)"});
+      i.flags.push_back({"--faults",
+                         "cells: crash, partition, pause (over the ideal store), "
+                         "etcd-leader-crash, etcd-leader-node-down (over a stacked etcd: time "
+                         "until writes succeed again) (default crash,partition,pause)"});
       return i;
     }();
     return info;
@@ -75,6 +81,17 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
     if (!partition) return error;
     s.pause = *pause;
     s.partition = *partition;
+    const auto faults =
+        names_flag("--faults", flag_or(args.flags, "--faults", "crash,partition,pause"),
+                   kAllFailoverFaults, &error);
+    if (!faults) return error;
+    // kAllFailoverFaults order whatever the flag's: a cell's index decides its trials' seeds.
+    options_.faults.clear();
+    for (FailoverFault fault : kAllFailoverFaults) {
+      if (std::find(faults->begin(), faults->end(), fault) != faults->end()) {
+        options_.faults.push_back(fault);
+      }
+    }
     options_.trials = args.trials.value_or(info().default_trials);
     options_.seed = args.seed;
     return validate();
@@ -90,24 +107,44 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
     f.retryPeriod = Duration{s.at("retryPeriodNs").get<std::int64_t>()};
     f.pause = Duration{s.at("pauseNs").get<std::int64_t>()};
     f.partition = Duration{s.at("partitionNs").get<std::int64_t>()};
+    options_.faults.assign(std::begin(kFailoverFaults), std::end(kFailoverFaults));
+    if (j.contains("faults")) {
+      options_.faults.clear();
+      for (const Json& name : j.at("faults")) {
+        const auto it = std::find_if(
+            std::begin(kAllFailoverFaults), std::end(kAllFailoverFaults),
+            [&](FailoverFault fault) { return to_string(fault) == name.get<std::string>(); });
+        if (it == std::end(kAllFailoverFaults)) throw std::runtime_error("unknown fault");
+        options_.faults.push_back(*it);
+      }
+    }
   }
 
   OrderedJson options_json() const override {
     const FailoverSettings& s = options_.settings;
-    return {{"trialsPerFault", options_.trials},
-            {"seed", options_.seed},
-            {"settings",
-             {{"leaseDurationNs", s.leaseDuration.ns},
-              {"renewDeadlineNs", s.renewDeadline.ns},
-              {"retryPeriodNs", s.retryPeriod.ns},
-              {"pauseNs", s.pause.ns},
-              {"partitionNs", s.partition.ns}}}};
+    OrderedJson j = {{"trialsPerFault", options_.trials},
+                     {"seed", options_.seed},
+                     {"settings",
+                      {{"leaseDurationNs", s.leaseDuration.ns},
+                       {"renewDeadlineNs", s.renewDeadline.ns},
+                       {"retryPeriodNs", s.retryPeriod.ns},
+                       {"pauseNs", s.pause.ns},
+                       {"partitionNs", s.partition.ns}}}};
+    // Only another set of cells than the default: the default's options keep their bytes.
+    if (!options_.default_faults()) {
+      OrderedJson faults = OrderedJson::array();
+      for (FailoverFault f : options_.faults) faults.push_back(std::string(to_string(f)));
+      j["faults"] = faults;
+    }
+    return j;
   }
 
   std::optional<std::string> validate() const override {
     const FailoverSettings& s = options_.settings;
     if (options_.trials == 0) return "--trials must be at least 1";
-    if (options_.trials > std::numeric_limits<std::uint64_t>::max() / std::size(kFailoverFaults)) {
+    if (options_.faults.empty())
+      return "--faults names no fault; e.g. --faults crash,etcd-leader-crash";
+    if (options_.trials > std::numeric_limits<std::uint64_t>::max() / options_.faults.size()) {
       return "--trials " + std::to_string(options_.trials) + " is too many; use fewer trials";
     }
     if (s.pause.ns <= 0 || s.partition.ns <= 0) return "--pause and --partition must be positive";
@@ -116,9 +153,9 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
 
   std::uint64_t trials_per_cell() const override { return options_.trials; }
   std::uint64_t seed() const override { return options_.seed; }
-  std::size_t cell_count() const override { return std::size(kFailoverFaults); }
+  std::size_t cell_count() const override { return options_.faults.size(); }
   std::string cell_name(std::size_t cell) const override {
-    return std::string(to_string(kFailoverFaults[cell]));
+    return std::string(to_string(options_.faults.at(cell)));
   }
 
   Report report() override {
@@ -130,9 +167,14 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
   }
 
  protected:
-  void prepare_trials() override { scenario_ = failover_scenario(options_.settings); }
+  void prepare_trials() override {
+    scenario_ = failover_scenario(options_.settings);
+    stacked_ = failover_scenario(options_.settings, true);
+  }
   FailoverTrial run_trial(std::size_t cell, std::uint64_t seed) const override {
-    return run_failover_trial(scenario_, options_.settings, kFailoverFaults[cell], seed);
+    const FailoverFault fault = options_.faults.at(cell);
+    return run_failover_trial(is_etcd_fault(fault) ? stacked_ : scenario_, options_.settings, fault,
+                              seed);
   }
   const std::vector<TrialField<FailoverTrial>>& fields() const override {
     return failover_fields();
@@ -141,6 +183,7 @@ class FailoverStudy final : public TrialStudy<FailoverTrial> {
  private:
   FailoverOptions options_;
   Scenario scenario_;  // built once, read by every trial
+  Scenario stacked_;   // ... by the etcd faults' trials
 };
 
 }  // namespace

@@ -12,23 +12,30 @@
 namespace hasim {
 std::string mode_name(ElectionMode mode) { return std::string(to_string(mode)); }
 std::string direction_name(UpgradeDirection d) { return std::string(to_string(d)); }
+std::string store_name(UpgradeStore store) { return std::string(to_string(store)); }
 
 std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
                                       const std::vector<UpgradeDirection>& directions,
                                       const std::vector<int>& nodes,
-                                      const std::vector<UpgradeSpec::Method>& methods) {
+                                      const std::vector<UpgradeSpec::Method>& methods,
+                                      const std::vector<UpgradeStore>& stores) {
   // A canonical order whatever order the flags list them in: the cell order decides every
-  // trial's seed, so "--modes coordinated,lease" and "--modes lease,coordinated" agree.
+  // trial's seed, so "--modes coordinated,lease" and "--modes lease,coordinated" agree. The
+  // store is outermost: the stacked cells come after every ideal one, so adding them leaves
+  // the ideal cells' seeds, hence their figures, as they were.
   const std::set<int> sizes(nodes.begin(), nodes.end());
   std::vector<UpgradeCell> cells;
-  for (ElectionMode m : kUpgradeModes) {
-    if (std::find(modes.begin(), modes.end(), m) == modes.end()) continue;
-    for (UpgradeDirection d : kUpgradeDirections) {
-      if (std::find(directions.begin(), directions.end(), d) == directions.end()) continue;
-      for (int n : sizes) {
-        for (UpgradeSpec::Method method : kUpgradeMethods) {
-          if (std::find(methods.begin(), methods.end(), method) == methods.end()) continue;
-          cells.push_back(UpgradeCell{m, d, n, method});
+  for (UpgradeStore store : kUpgradeStores) {
+    if (std::find(stores.begin(), stores.end(), store) == stores.end()) continue;
+    for (ElectionMode m : kUpgradeModes) {
+      if (std::find(modes.begin(), modes.end(), m) == modes.end()) continue;
+      for (UpgradeDirection d : kUpgradeDirections) {
+        if (std::find(directions.begin(), directions.end(), d) == directions.end()) continue;
+        for (int n : sizes) {
+          for (UpgradeSpec::Method method : kUpgradeMethods) {
+            if (std::find(methods.begin(), methods.end(), method) == methods.end()) continue;
+            cells.push_back(UpgradeCell{m, d, n, method, store});
+          }
         }
       }
     }
@@ -56,6 +63,11 @@ std::optional<std::string> validate_upgrade_options(const UpgradeOptions& o) {
       return "--nodes " + std::to_string(cell.nodes) + ": a control plane needs " +
              std::to_string(kUpgradeMinNodes) + " to " + std::to_string(kUpgradeMaxNodes) +
              " nodes for a node-by-node upgrade to mean anything, e.g. --nodes 3,5";
+    }
+    if (cell.store == UpgradeStore::stacked && cell.method == UpgradeSpec::Method::replace) {
+      return "--methods replace with --stores stacked: replacing machines with stacked etcd "
+             "members (member add and remove) is not modelled; use --methods node,kubeadm "
+             "with --stores stacked";
     }
   }
   const auto from = election::parse_semver(o.settings.old_version);
@@ -88,7 +100,9 @@ std::optional<std::string> validate_upgrade_options(const UpgradeOptions& o) {
 }
 
 std::string upgrade_reproduce_command(const UpgradeOptions& o) {
-  std::set<std::string> modes, directions, methods;
+  std::set<std::string> modes, directions, methods, stores;
+  std::string store_list;
+  bool only_ideal = true;
   std::set<int> nodes;
   std::string mode_list, direction_list, node_list, method_list;
   bool only_node = true;
@@ -102,6 +116,9 @@ std::string upgrade_reproduce_command(const UpgradeOptions& o) {
     const std::string method(to_string(c.method));
     if (methods.insert(method).second) method_list += (method_list.empty() ? "" : ",") + method;
     only_node = only_node && c.method == UpgradeSpec::Method::node;
+    if (stores.insert(store_name(c.store)).second)
+      store_list += (store_list.empty() ? "" : ",") + store_name(c.store);
+    only_ideal = only_ideal && c.store == UpgradeStore::ideal;
   }
   const UpgradeSettings& s = o.settings;
   return "hasim report upgrade-skew --trials " + std::to_string(o.trials) + " --seed " +
@@ -110,7 +127,8 @@ std::string upgrade_reproduce_command(const UpgradeOptions& o) {
          " --lease-duration " + format_duration(s.leaseDuration) + " --renew-deadline " +
          format_duration(s.renewDeadline) + " --retry-period " + format_duration(s.retryPeriod) +
          " --downtime " + s.upgrade.downtime.describe() + " --gap " + s.upgrade.gap.describe() +
-         (only_node ? "" : " --methods " + method_list);
+         (only_node ? "" : " --methods " + method_list) +
+         (only_ideal ? "" : " --stores " + store_list);
 }
 
 }  // namespace hasim

@@ -61,9 +61,10 @@ void add_results(HtmlReport& html, const std::vector<UpgradeCellSummary>& cells)
     std::vector<CdfSeries> series;
     for (const UpgradeCellSummary& s : cells) {
       if (s.cell.mode != mode) continue;
-      const std::string method = s.cell.method == UpgradeSpec::Method::node
-                                     ? std::string()
-                                     : "/" + std::string(to_string(s.cell.method));
+      const std::string method = (s.cell.method == UpgradeSpec::Method::node
+                                      ? std::string()
+                                      : "/" + std::string(to_string(s.cell.method))) +
+                                 (s.cell.store == UpgradeStore::ideal ? "" : "/stacked-etcd");
       series.push_back(CdfSeries{direction_name(s.cell.direction) + "/" +
                                      std::to_string(s.cell.nodes) + method + " (" +
                                      std::to_string(s.violating) + " violating)",

@@ -78,11 +78,17 @@ void add_method(const UpgradeCell& cell, OrderedJson& j) {
   if (cell.method != UpgradeSpec::Method::node) j["method"] = std::string(to_string(cell.method));
 }
 
+// "store" likewise only for a stacked etcd.
+void add_store(const UpgradeCell& cell, OrderedJson& j) {
+  if (cell.store != UpgradeStore::ideal) j["store"] = store_name(cell.store);
+}
+
 OrderedJson cell_json(const UpgradeCell& cell) {
   OrderedJson j = {{"mode", mode_name(cell.mode)},
                    {"direction", direction_name(cell.direction)},
                    {"nodes", cell.nodes}};
   add_method(cell, j);
+  add_store(cell, j);
   return j;
 }
 
@@ -98,6 +104,11 @@ UpgradeCell cell_from(const Json& j) {
     const auto method = parse_method(j.at("method").get<std::string>());
     if (!method) throw std::runtime_error("unknown method in a cell");
     cell.method = *method;
+  }
+  if (j.contains("store")) {
+    const std::string store = j.at("store").get<std::string>();
+    if (store != store_name(UpgradeStore::stacked)) throw std::runtime_error("unknown store");
+    cell.store = UpgradeStore::stacked;
   }
   return cell;
 }
@@ -213,6 +224,7 @@ std::string upgrade_json(const UpgradeResults& r) {
                         {"direction", direction_name(s.cell.direction)},
                         {"nodes", s.cell.nodes}};
     add_method(s.cell, cell);
+    add_store(s.cell, cell);
     OrderedJson figures = {{"trials", s.trials},
                          {"violatingTrials", s.violating},
                          {"probability", s.probability},

@@ -2,6 +2,8 @@
 // imply (reports/uniform_race): the comparison table and the sentences about it.
 #include "reports/upgrade_text.hpp"
 
+#include "sim/assert.hpp"
+
 namespace hasim {
 
 static_assert(kUpgradeMinNodes >= kUniformRaceMinNodes && kUpgradeMaxNodes <= kUniformRaceMaxNodes,
@@ -37,6 +39,17 @@ std::string compared(const Interval& a, const Interval& b) {
   return "not clearly different (the 95% intervals overlap)";
 }
 
+// A stacked-etcd cell against the same cell over the ideal store, when the study has it.
+std::string versus_ideal_store(const std::vector<UpgradeCellSummary>& cells,
+                               const UpgradeCellSummary& s) {
+  HASIM_ASSERT(s.cell.store == UpgradeStore::stacked);
+  const UpgradeCellSummary* ideal = find_summary(cells, s.cell.mode, s.cell.direction, s.cell.nodes,
+                                                 s.cell.method, UpgradeStore::ideal);
+  if (ideal == nullptr) return "";
+  return " Over the ideal store: " + probability_text(*ideal) + ", " + times_text(*ideal) +
+         "; the probability is " + compared(s.interval, ideal->interval) + ".";
+}
+
 }  // namespace
 
 // One sentence per cell, every claim computed from the data.
@@ -66,8 +79,8 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
             versus(1.0, s.interval) + ".";
       }
     } else if (s.cell.mode != ElectionMode::lease) {
-      const UpgradeCellSummary* lease =
-          find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes, s.cell.method);
+      const UpgradeCellSummary* lease = find_summary(cells, ElectionMode::lease, s.cell.direction,
+                                                     s.cell.nodes, s.cell.method, s.cell.store);
       const std::string goal = s.cell.mode == ElectionMode::coordinated
                                    ? "The KEP's goal (no violation)"
                                    : "No violation";
@@ -92,6 +105,7 @@ std::vector<std::string> comparison_findings(const std::vector<UpgradeCellSummar
         }
       }
     }
+    if (s.cell.store == UpgradeStore::stacked) line += versus_ideal_store(cells, s);
     out.push_back(line);
   }
   return out;

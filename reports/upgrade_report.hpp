@@ -38,19 +38,22 @@ inline constexpr UpgradeDirection kUpgradeDirections[] = {UpgradeDirection::upgr
                                                           UpgradeDirection::rollback};
 inline constexpr UpgradeSpec::Method kUpgradeMethods[] = {
     UpgradeSpec::Method::node, UpgradeSpec::Method::kubeadm, UpgradeSpec::Method::replace};
+inline constexpr UpgradeStore kUpgradeStores[] = {UpgradeStore::ideal, UpgradeStore::stacked};
 std::string mode_name(ElectionMode mode);
 std::string direction_name(UpgradeDirection direction);
+std::string store_name(UpgradeStore store);
 
 // mode {lease, coordinated, mixed} x direction {upgrade, rollback} x nodes {3, 5}, in that
 // nesting order (so lease/upgrade/3 comes first).
 std::vector<UpgradeCell> default_upgrade_cells();
 // The cells of every combination, in the same nesting order as the default grid, the method
-// innermost (so with the node method alone the grid is the one before methods existed).
-std::vector<UpgradeCell> upgrade_grid(const std::vector<ElectionMode>& modes,
-                                      const std::vector<UpgradeDirection>& directions,
-                                      const std::vector<int>& nodes,
-                                      const std::vector<UpgradeSpec::Method>& methods = {
-                                          UpgradeSpec::Method::node});
+// innermost (so with the node method alone the grid is the one before methods existed), the
+// store outermost (stacked cells after all ideal ones: the ideal cells keep their seeds).
+std::vector<UpgradeCell> upgrade_grid(
+    const std::vector<ElectionMode>& modes, const std::vector<UpgradeDirection>& directions,
+    const std::vector<int>& nodes,
+    const std::vector<UpgradeSpec::Method>& methods = {UpgradeSpec::Method::node},
+    const std::vector<UpgradeStore>& stores = {UpgradeStore::ideal});
 
 // Everything that changes a result (threads and shards never do).
 struct UpgradeOptions {

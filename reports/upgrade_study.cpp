@@ -46,7 +46,11 @@ std::optional<std::vector<UpgradeCell>> cells_from(const std::map<std::string, s
   const auto methods = names_flag("--methods", flag_or(f, "--methods", "node"), kUpgradeMethods,
                                   error);
   if (!methods) return std::nullopt;
-  return upgrade_grid(*modes, *directions, *nodes, *methods);
+  // The ideal store alone by default, for the same reason.
+  const auto stores =
+      names_flag("--stores", flag_or(f, "--stores", "ideal"), kUpgradeStores, error);
+  if (!stores) return std::nullopt;
+  return upgrade_grid(*modes, *directions, *nodes, *methods, *stores);
 }
 
 // --downtime and --gap, each only if given.
@@ -95,6 +99,10 @@ class UpgradeSkewStudy final : public TrialStudy<UpgradeTrial> {
                    {"--methods",
                     "upgrade methods: node, kubeadm, replace (default node; see the scenario's "
                     "upgrade.method)"},
+                   {"--stores",
+                    "what the kube-apiservers stand on: ideal (a store that never fails), "
+                    "stacked (an etcd member on every control-plane node, upgraded with it) "
+                    "(default ideal)"},
                    {"--from", "old version (default 1.31.0)"},
                    {"--to", "new version (default 1.32.0)"},
                    {"--downtime", "how long a node is down (default 30s..90s)"},

@@ -7,10 +7,10 @@
 namespace hasim {
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
                                        ElectionMode mode, UpgradeDirection direction, int nodes,
-                                       UpgradeSpec::Method method) {
+                                       UpgradeSpec::Method method, UpgradeStore store) {
   for (const UpgradeCellSummary& s : cells) {
     if (s.cell.mode == mode && s.cell.direction == direction && s.cell.nodes == nodes &&
-        s.cell.method == method) {
+        s.cell.method == method && s.cell.store == store) {
       return &s;
     }
   }
@@ -103,8 +103,8 @@ std::vector<std::string> write_findings(const std::vector<UpgradeCellSummary>& c
   std::vector<std::string> out;
   for (const UpgradeCellSummary& s : cells) {
     if (s.cell.mode == ElectionMode::lease) continue;
-    const UpgradeCellSummary* lease =
-        find_summary(cells, ElectionMode::lease, s.cell.direction, s.cell.nodes, s.cell.method);
+    const UpgradeCellSummary* lease = find_summary(cells, ElectionMode::lease, s.cell.direction,
+                                                   s.cell.nodes, s.cell.method, s.cell.store);
     std::string line = describe(s.cell) + ": " + fixed(s.writes_per_second(), 3) +
                        " election writes/s during the upgrade (" +
                        fixed(s.mean(s.lease_writes), 1) + " Lease and " +
@@ -125,9 +125,11 @@ namespace {
 std::string methods_text(const UpgradeOptions& o) {
   bool kubeadm = false;
   bool replace = false;
+  bool stacked = false;
   for (const UpgradeCell& c : o.cells) {
     kubeadm = kubeadm || c.method == UpgradeSpec::Method::kubeadm;
     replace = replace || c.method == UpgradeSpec::Method::replace;
+    stacked = stacked || c.store == UpgradeStore::stacked;
   }
   std::string out;
   if (kubeadm) {
@@ -140,6 +142,14 @@ std::string methods_text(const UpgradeOptions& o) {
     out += " Cells named .../replace roll out as Cluster API's KubeadmControlPlane with "
            "maxSurge 1: a new machine joins (provisioned within the down range) and passes "
            "preflight before the oldest old one is drained and deleted; the next waits the gap.";
+  }
+  if (stacked) {
+    out +=
+        " Cells named .../stacked-etcd stand on a stacked etcd (a member on every "
+        "control-plane node, each kube-apiserver asking only its own node's member): the "
+        "member stops with its node and starts first when the node is back (node), or is "
+        "upgraded first and waited for until every member answers Status (kubeadm); an "
+        "apiserver serves again only once its member has rejoined the quorum.";
   }
   return out;
 }

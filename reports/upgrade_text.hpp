@@ -54,7 +54,8 @@ inline constexpr std::string_view kViolation =
     "apiserver is.";
 const UpgradeCellSummary* find_summary(const std::vector<UpgradeCellSummary>& cells,
                                        ElectionMode mode, UpgradeDirection direction, int nodes,
-                                       UpgradeSpec::Method method);
+                                       UpgradeSpec::Method method,
+                                       UpgradeStore store = UpgradeStore::ideal);
 std::string probability_text(const UpgradeCellSummary& s);
 std::string times_text(const UpgradeCellSummary& s);
 std::vector<std::string> key_results(const std::vector<UpgradeCellSummary>& cells);

@@ -12,6 +12,8 @@
 #include "reports/timeline_recorder.hpp"
 #include "scenarios/build.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/etcd/spec.hpp"
+#include "scenarios/upgrade_orchestrator/upgrade_orchestrator.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -43,8 +45,11 @@ TrueTime latest_last_start(const Scenario& scenario) {
   Duration per_node =
       upper_bound(spec.downtime) + upper_bound(spec.startJitter) + upper_bound(spec.gap);
   if (spec.method == UpgradeSpec::Method::kubeadm) {
+    // A stacked member is a fourth static pod, and kubeadm then waits for the cluster.
+    const bool stacked = upgrades_stacked_etcd(scenario);
     per_node = upper_bound(spec.downtime) + upper_bound(spec.gap) +
-               (upper_bound(spec.startJitter) + spec.grace + seconds(2)) * 3;
+               (upper_bound(spec.startJitter) + spec.grace + seconds(2)) * (stacked ? 4 : 3) +
+               (stacked ? seconds(10) : Duration{});
   } else if (spec.method == UpgradeSpec::Method::replace) {
     per_node = upper_bound(spec.provision) + cluster::kPreflightFailedRequeueAfter + spec.grace +
                upper_bound(spec.gap);
@@ -72,7 +77,7 @@ std::vector<cluster::UpgradeAction> plan_of(const Scenario& scenario, const Worl
   const bool rollback = is_rollback(scenario);
   const std::string emulation = cp.emulationVersion.empty() ? cp.version : cp.emulationVersion;
   return cluster::plan_upgrade(*scenario.section<UpgradeSpec>(), cp.nodes, cp.version, emulation,
-                               rollback, rng);
+                               rollback, rng, upgrades_stacked_etcd(scenario));
 }
 
 // Counts what the study reports, from the trace.
@@ -166,22 +171,43 @@ void run_to_end(Run& run, const Scenario& scenario) {
   run.world->run_until(run.end);
 }
 
+// A stacked etcd as a scenario file gets it (scenarios/control_plane/etcd_backing.cpp): a
+// member on every control-plane node with etcd's default timings, each kube-apiserver asking
+// its own node's member.
+void add_stacked_etcd(Scenario& scenario, ControlPlaneSpec& cp) {
+  HASIM_ASSERT(!cp.nodes.empty());
+  EtcdSpec etcd;
+  etcd.members = cp.nodes;
+  scenario.sections.set(etcd);
+  cp.etcd.model = EtcdModel::raft;
+  cp.etcd.topology = EtcdTopology::stacked;
+}
+
 }  // namespace
 
 std::string_view to_string(UpgradeDirection direction) {
   return direction == UpgradeDirection::upgrade ? "upgrade" : "rollback";
 }
 
+std::string_view to_string(UpgradeStore store) {
+  return store == UpgradeStore::ideal ? "ideal" : "stacked";
+}
+
 std::string describe(const UpgradeCell& cell) {
   return std::string(to_string(cell.mode)) + "/" + std::string(to_string(cell.direction)) + "/" +
          std::to_string(cell.nodes) +
-         (cell.method == UpgradeSpec::Method::node ? "" : "/" + std::string(to_string(cell.method)));
+         (cell.method == UpgradeSpec::Method::node ? ""
+                                                   : "/" + std::string(to_string(cell.method))) +
+         (cell.store == UpgradeStore::ideal ? "" : "/stacked-etcd");
 }
 
 std::string mode_label(const UpgradeCell& cell) {
-  return std::string(to_string(cell.mode)) +
-         (cell.method == UpgradeSpec::Method::node ? ""
-                                                   : " (" + std::string(to_string(cell.method)) + ")");
+  const bool node = cell.method == UpgradeSpec::Method::node;
+  const bool ideal = cell.store == UpgradeStore::ideal;
+  if (node && ideal) return std::string(to_string(cell.mode));
+  std::string extra = node ? "" : std::string(to_string(cell.method));
+  if (!ideal) extra += std::string(extra.empty() ? "" : ", ") + "stacked etcd";
+  return std::string(to_string(cell.mode)) + " (" + extra + ")";
 }
 
 Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& cell) {
@@ -196,7 +222,9 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
         NodeSpec{name, std::string(1, static_cast<char>('a' + (i - 1) % 3)), {}, {}});
     cp.nodes.push_back(name);
   }
-  scenario.nodes.push_back(store_node_spec());
+  const bool stacked = cell.store == UpgradeStore::stacked;
+  // Over stacked members there is no ideal store, and no node for it.
+  if (!stacked) scenario.nodes.push_back(store_node_spec());
   scenario.network.latency = DurationDistribution::lognormal(milliseconds(1), milliseconds(10));
   cp.version = upgrade ? settings.old_version : settings.new_version;
   cp.election = cell.mode;
@@ -206,12 +234,14 @@ Scenario upgrade_scenario(const UpgradeSettings& settings, const UpgradeCell& ce
     spec->retryPeriod = settings.retryPeriod;
     spec->workInterval = Duration{};  // the study needs who leads, not what it writes
   }
+  if (stacked) add_stacked_etcd(scenario, cp);
   scenario.sections.set(cp);
   UpgradeSpec spec = settings.upgrade;
   spec.at = kUpgradeAt;
   spec.to = upgrade ? settings.new_version : settings.old_version;
   spec.method = cell.method;
   if (cell.method == UpgradeSpec::Method::replace) {
+    HASIM_ASSERT(!stacked);  // validate_upgrade_options refuses it, as the loader does
     // A new machine's provisioning takes the study's downtime; its nodes are named and
     // zoned as the scenario loader does (upgrade_orchestrator/loader.cpp).
     spec.provision = spec.downtime;

@@ -21,6 +21,12 @@ namespace hasim {
 enum class UpgradeDirection { upgrade, rollback };
 std::string_view to_string(UpgradeDirection direction);
 
+// What the kube-apiservers stand on: the ideal store (an external etcd that never fails), or
+// a stacked 3..9-member etcd (controlPlane.etcd raft/stacked: a member on every
+// control-plane node, stopped, upgraded and restarted with it, etcd first).
+enum class UpgradeStore { ideal, stacked };
+std::string_view to_string(UpgradeStore store);
+
 // One cell of the study's grid.
 struct UpgradeCell {
   ElectionMode mode = ElectionMode::lease;
@@ -29,11 +35,15 @@ struct UpgradeCell {
   // How the upgrade is done (models/cluster/upgrade_methods.hpp); last, so cells of the node
   // method order and compare as they did before methods were a dimension.
   UpgradeSpec::Method method = UpgradeSpec::Method::node;
+  // Last too: cells of the ideal store order and compare as before stores were a dimension.
+  UpgradeStore store = UpgradeStore::ideal;
   auto operator<=>(const UpgradeCell&) const = default;
 };
-// "lease/upgrade/3", and "lease/upgrade/3/kubeadm" for another method than node.
+// "lease/upgrade/3", and "lease/upgrade/3/kubeadm" for another method than node; a stacked
+// etcd adds "/stacked-etcd".
 std::string describe(const UpgradeCell& cell);
-// "lease", or "lease (kubeadm)" for another method than node: a cell's mode in a chart.
+// "lease", or "lease (kubeadm)" for another method than node (", stacked etcd" added for
+// that store): a cell's mode in a chart.
 std::string mode_label(const UpgradeCell& cell);
 
 struct UpgradeSettings {

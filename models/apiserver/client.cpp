@@ -81,13 +81,28 @@ void ApiClient::fail_pending(Env& env, std::optional<ContextId> context, Status 
   }
 }
 
+// 410 Gone: before the watch was answered, the request fails; after, the apiserver's cache
+// fell behind and ended it, which client-go's watcher reports as an ERROR event (the
+// reflector then lists again) rather than letting the watch go silent.
+void ApiClient::end_watch(Env& env, std::uint64_t id) {
+  const auto it = watches_.find(id);
+  if (it == watches_.end()) return;
+  Watch watch = std::move(it->second);
+  watches_.erase(it);
+  if (pending_.contains(id)) return;
+  WatchEvent error;
+  error.watch = id;
+  error.event = WatchEventType::error;
+  watch.handler(env, error);
+}
+
 void ApiClient::cancel(Env& env, ContextId context) {
   fail_pending(env, context, Status::context_canceled);
 }
 
 bool ApiClient::on_message(Env& env, const Message& message) {
   if (const auto* response = message_as<Response>(*message)) {
-    if (response->status == Status::gone) watches_.erase(response->id);
+    if (response->status == Status::gone) end_watch(env, response->id);
     complete(env, response->id, *response);
     return true;
   }

@@ -74,6 +74,8 @@ class ApiClient final : public ApiTransport {
   };
   ProcessId endpoint(Env& env);
   void complete(Env& env, std::uint64_t id, const Response& response);
+  // A 410 Gone for watch `id`: it ends; once established, with an error event.
+  void end_watch(Env& env, std::uint64_t id);
   // Completes every pending request (of `context`, or all) with `status`.
   void fail_pending(Env& env, std::optional<ContextId> context, Status status);
   void send(Env& env, ContextId context, std::shared_ptr<Request> request, Callback done);

@@ -189,6 +189,11 @@ void RaftStore::on_store_timer(std::uint64_t local) {
 void RaftStore::subscribe(ProcessId subscriber) { subscriber_ = subscriber; }
 
 bool RaftStore::events_after(std::uint64_t after, std::vector<StoreEvent>& out) const {
+  // Until its first list the cache has no history to serve a watch from: kube-apiserver's
+  // cacher answers "storage is (re)initializing" (cacher.go Watch, while not ready) and the
+  // reflector lists again. Registering the watch instead would leave it deaf: the cache's
+  // first revision lies past every revision the apiserver has seen.
+  if (!cache_ready_) return false;
   if (after >= cache_revision_) return true;
   if (after < cache_floor_) return false;
   const auto first = std::upper_bound(

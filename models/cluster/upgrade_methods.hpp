@@ -21,7 +21,8 @@
 //           picks an outdated machine in the failure domain with most machines, the oldest
 //           there; it is drained and deleted. So for a while N+1 kube-apiservers serve.
 //           No etcd member is created or removed: the control plane's store is the ideal one
-//           (hasim issue 13 adds etcd members; the new machine will then join with its own).
+//           or an external etcd (the loader refuses replace over stacked members: member add
+//           and remove during a rollout are not modelled).
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -32,11 +33,15 @@
 
 namespace hasim::cluster {
 
-// kubeadm's order on each node. etcd is skipped: hasim's store stands for an external etcd,
-// and performEtcdStaticPodUpgrade refuses to touch one ("external etcd detected").
+// kubeadm's order on each node. etcd is skipped unless the control plane stands on stacked
+// members: the ideal store stands for an external etcd, and performEtcdStaticPodUpgrade
+// refuses to touch one ("external etcd detected"). A stacked member is upgraded first
+// (scenarios/upgrade_orchestrator/kubeadm.cpp: the cluster's health checked, the manifest
+// replaced, then WaitForClusterAvailable).
 struct KubeadmStep {
   std::string component;
-  bool external = false;  // not a static pod on this node: traced, nothing restarted
+  // Not a static pod on this node unless etcd is stacked: traced, nothing restarted.
+  bool external = false;
 };
 const std::vector<KubeadmStep>& kubeadm_steps();
 

@@ -17,6 +17,14 @@ TrueTime later(TrueTime t, Duration d) {
 
 }  // namespace
 
+std::vector<std::string> upgraded_static_pods(bool stacked_etcd) {
+  std::vector<std::string> pods;
+  if (stacked_etcd) pods.emplace_back(kStackedEtcdComponent);
+  for (const std::string& component : control_plane_components()) pods.push_back(component);
+  HASIM_ASSERT(pods.size() == control_plane_components().size() + (stacked_etcd ? 1 : 0));
+  return pods;
+}
+
 std::vector<std::string> upgrade_order(const UpgradeSpec& spec, std::vector<std::string> nodes,
                                        Rng& rng) {
   if (!spec.order.empty()) nodes = spec.order;
@@ -30,8 +38,8 @@ std::vector<std::string> upgrade_order(const UpgradeSpec& spec, std::vector<std:
 
 std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std::string> nodes,
                                         const std::string& from_binary,
-                                        const std::string& from_emulation, bool rollback,
-                                        Rng& rng) {
+                                        const std::string& from_emulation, bool rollback, Rng& rng,
+                                        bool stacked_etcd) {
   HASIM_ASSERT(!spec.to.empty() && !nodes.empty());
   nodes = upgrade_order(spec, std::move(nodes), rng);
   // The versions each pass leaves a node at.
@@ -56,6 +64,10 @@ std::vector<UpgradeAction> plan_upgrade(const UpgradeSpec& spec, std::vector<std
       actions.push_back(
           {UpgradeAction::Kind::node_up, up, node, {}, passes[pass].first, passes[pass].second, p});
       TrueTime last = up;
+      if (stacked_etcd) {
+        const std::string etcd(kStackedEtcdComponent);
+        actions.push_back({UpgradeAction::Kind::start_component, up, node, etcd, {}, {}, p});
+      }
       for (const std::string& component : control_plane_components()) {
         const TrueTime start = later(up, spec.startJitter.sample(rng));
         actions.push_back(

@@ -135,6 +135,10 @@ class KvServer {
   void on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
   void on_timer(std::uint64_t local, KvOutbox& out);
   void on_watch(ProcessId from, const KvWatch& request, KvOutbox& out);
+  // The client's connection closed (its process stopped): its gRPC watch stream ends, and
+  // with it every watch it opened (v3rpc/watch.go: the stream's recvLoop fails and
+  // serverWatchStream.close cancels its watchers). A restarted client opens new ones.
+  void on_client_gone(ProcessId client);
   void on_status(ProcessId from, const KvStatusRequest& request, KvOutbox& out);
   void on_leader(LocalTime now, raft::PeerId lead, KvOutbox& out);
   void on_read_states(const std::vector<raft::ReadState>& states, KvOutbox& out);

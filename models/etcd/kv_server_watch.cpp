@@ -38,6 +38,17 @@ void KvServer::on_watch(ProcessId from, const KvWatch& request, KvOutbox& out) {
   arm_watch_timers(out);
 }
 
+void KvServer::on_client_gone(ProcessId client) {
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (it->second.client != client) {
+      ++it;
+      continue;
+    }
+    watchable_.cancel(it->first);
+    it = watches_.erase(it);
+  }
+}
+
 // The send loop: every watch's queued responses go out; a canceled one (its start revision
 // was compacted) ends the watch.
 void KvServer::flush_watches(KvOutbox& out) {

@@ -24,6 +24,11 @@ bool EtcdMember::on_kv_message(ProcessId from, const MessageBody& message) {
     kv_.on_status(from, *status, kvOut_);
     return true;
   }
+  // A client's (or a peer's: rafthttp redials, raft needs nothing) connection closed.
+  if (message_as<ConnectionClosed>(message) != nullptr) {
+    kv_.on_client_gone(from);
+    return false;
+  }
   return false;
 }
 

@@ -216,6 +216,11 @@ std::optional<std::string> resolve_role(const World&, const BuildState& built, s
 
 }  // namespace
 
+std::optional<std::string> current_raft_leader(const EtcdWiring& wiring) {
+  HASIM_ASSERT(wiring.leaders != nullptr);
+  return wiring.leaders->leader();
+}
+
 const ScenarioSystem& etcd_scenario_system() {
   static const ScenarioSystem system = [] {
     ScenarioSystem s;

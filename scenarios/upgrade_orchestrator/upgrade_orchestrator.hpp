@@ -11,6 +11,10 @@ namespace hasim {
 // Schedules the scenario's node-by-node upgrade on the wired control plane.
 void schedule_upgrade(World& world, const Scenario& scenario, BuildState& built);
 
+// Whether the control plane stands on stacked etcd members ("NODE/etcd" on each of its
+// nodes), which the upgrade stops, upgrades and restarts with their node, etcd first.
+bool upgrades_stacked_etcd(const Scenario& scenario);
+
 const ScenarioSystem& upgrade_scenario_system();
 
 // Sets the timing fields of `upgrade_json` ("at", "order", "downtime", "gap", "startJitter",
