@@ -19,8 +19,8 @@ using hasim::linearizability::rig::HistoryBuilder;
 namespace {
 
 // A cas-put whose outcome is unknown (the client timed out): never returns.
-void cas_put_unknown(HistoryBuilder& h, std::uint32_t p, Revision expected, const std::string& value,
-                     std::int64_t t0) {
+void cas_put_unknown(HistoryBuilder& h, std::uint32_t p, Revision expected,
+                     const std::string& value, std::int64_t t0) {
   Operation& op = h.add(p, "x", OpKind::cas_put, t0, kNeverReturned);
   op.value = value;
   op.expected_mod_revision = expected;
@@ -80,9 +80,11 @@ TEST_CASE("fifty unknown compares on one expected revision are decided quickly",
 TEST_CASE("a renewal that took effect explains the next read", "[linearizability]") {
   HistoryBuilder h;
   h.cas_put(0, "x", 0, "a", 0, 10, 5);
-  for (std::uint32_t i = 0; i < 50; ++i) cas_put_unknown(h, 1, 5, "renew" + std::to_string(i), 20 + i);
+  for (std::uint32_t i = 0; i < 50; ++i)
+    cas_put_unknown(h, 1, 5, "renew" + std::to_string(i), 20 + i);
   h.get(2, "x", 100, 110, "renew31", 9, 9);
-  for (std::uint32_t i = 0; i < 20; ++i) cas_put_unknown(h, 1, 9, "again" + std::to_string(i), 120 + i);
+  for (std::uint32_t i = 0; i < 20; ++i)
+    cas_put_unknown(h, 1, 9, "again" + std::to_string(i), 120 + i);
   h.get(2, "x", 200, 210, "again3", 12, 12).get(3, "x", 220, 230, "again3", 12, 13);
   CHECK(check_both(h.history).online.kind == VerdictKind::linearizable);
   HistoryBuilder twice = h;  // a second renewal on 5 after the first: impossible
