@@ -22,19 +22,27 @@
 //    operations still open are already linearized (Lowe's just-in-time linearization). At a
 //    return it extends every configuration by any order of other open operations followed by
 //    the returning one, keeps those, and forgets the returned operation: no configuration can
-//    depend on it any more. Three prunings keep this small, each exact: a configuration
-//    another one dominates is dropped (its state is covered and it used no unknown outcome
-//    the other did not: online_configs.hpp); an unknown outcome that no open operation could
-//    observe is not tried (register_model.hpp, Observers); one that can no longer take effect
-//    counts as linearized. An unknown outcome never returns: it is forgotten once every
-//    configuration has linearized it, and held without a bit while none has.
+//    depend on it any more. Four prunings keep this small, each exact: an open read (a get, a
+//    failed compare) that would leave a configuration's state exactly as it is is linearized
+//    in it at once (a partial-order reduction: placing it later can only narrow the state;
+//    online::absorb_reads), so k reads that saw one state make one configuration, not 2^k;
+//    the offline search commits to such reads the same way (it does not backtrack over
+//    them). A configuration another one dominates is dropped (its state is covered and it
+//    used no unknown outcome the other did not: online_configs.hpp); an unknown outcome that
+//    no open operation could observe is not tried (register_model.hpp, Observers); one that
+//    can no longer take effect counts as linearized. An unknown outcome never returns: it is
+//    forgotten once every configuration has linearized it, and held without a bit while none
+//    has.
 //    Bounds: memory is the open operations plus the configurations, and nothing of the
 //    operations that returned. Configurations are up to 2^(open operations) x states:
 //    exponential in the operations open at once on one key, and unknown outcomes stay open
 //    for good (they may take effect at any later time), so many of them on one key, with
-//    deletes that need the key present again, can still blow it up. `Limits` bounds both the
-//    configurations and the slots; reaching either yields VerdictKind::gave_up for the key,
-//    never a silent pass. The verdict is illegal at the first return no configuration
+//    deletes that need the key present again, can still blow it up: plain puts whose values
+//    nobody reads differ only in which of them a configuration used to explain a delete
+//    (n choose k configurations). Timed-out compares die (can_still_apply) once the key's
+//    mod_revision has moved past theirs, which is what kube-apiserver's writes are. `Limits`
+//    bounds both the configurations and the slots; reaching either yields VerdictKind::gave_up
+//    for the key, never a silent pass. The verdict is illegal at the first return no configuration
 //    explains, with that event's time.
 //
 // Both must agree on every history (tests/unit/test_linearizability*.cpp cross-checks them).

@@ -97,6 +97,11 @@ void unlift(std::vector<Entry>& entries, std::size_t call) {
 struct Frame {
   std::size_t call = 0;
   StateSet states;
+  // A read that left every state exactly as it was: linearizing it here is at least as good
+  // as any later place (the partial-order reduction of online::absorb_reads: a later place
+  // can only narrow the states, and legality only needs the wider ones), so when the search
+  // under it fails, the orders that leave it for later fail too and are not tried.
+  bool absorbed = false;
 };
 
 // The longest prefix is recorded at each return that forces a backtrack from a new depth.
@@ -130,7 +135,8 @@ KeyResult check_key(const std::vector<const Operation*>& ops, const Limits& limi
       Bits bits = linearized;
       bits[e.op / 64] |= std::uint64_t{1} << (e.op % 64);
       if (!next.empty() && cache.emplace(bits, next).second) {
-        stack.push_back({entry, std::move(states)});
+        const bool absorbed = reads_only(model_ops[e.op]) && next == states;
+        stack.push_back({entry, std::move(states), absorbed});
         states = std::move(next);
         linearized = std::move(bits);
         lift(entries, entry);
@@ -142,17 +148,23 @@ KeyResult check_key(const std::vector<const Operation*>& ops, const Limits& limi
     }
     // A return of an operation not yet linearized: nothing after it can go first.
     remember_prefix(stack, entries, ops, entry, result);
-    if (stack.empty()) {
-      result.kind = VerdictKind::illegal;
-      return result;
+    // Undo up to and including the newest frame whose alternatives are worth trying.
+    bool absorbed = true;
+    for (std::size_t undone = 0; absorbed; ++undone) {
+      HASIM_ASSERT(undone <= ops.size());
+      if (stack.empty()) {
+        result.kind = VerdictKind::illegal;
+        return result;
+      }
+      Frame top = std::move(stack.back());
+      stack.pop_back();
+      absorbed = top.absorbed;
+      states = std::move(top.states);
+      const std::size_t op = entries[top.call].op;
+      linearized[op / 64] &= ~(std::uint64_t{1} << (op % 64));
+      unlift(entries, top.call);
+      entry = entries[top.call].next;
     }
-    Frame top = std::move(stack.back());
-    stack.pop_back();
-    states = std::move(top.states);
-    const std::size_t op = entries[top.call].op;
-    linearized[op / 64] &= ~(std::uint64_t{1} << (op % 64));
-    unlift(entries, top.call);
-    entry = entries[top.call].next;
   }
   HASIM_ASSERT(stack.size() == ops.size());
   return {};

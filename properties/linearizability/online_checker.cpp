@@ -47,6 +47,16 @@ struct KeyRun {
 
 constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 
+// By slot, the open operations online::absorb_reads may linearize at once (reads_only).
+std::vector<const ModelOp*> open_reads(const KeyRun& run) {
+  std::vector<const ModelOp*> reads(run.slots.size(), nullptr);
+  for (std::size_t slot = 0; slot < run.slots.size(); ++slot) {
+    const Slot& s = run.slots[slot];
+    if (s.used && reads_only(s.op)) reads[slot] = &s.op;
+  }
+  return reads;
+}
+
 }  // namespace
 
 struct OnlineChecker::Impl {
@@ -158,15 +168,18 @@ bool OnlineChecker::Impl::admit_observed(KeyRun& run, std::vector<std::size_t>& 
 bool OnlineChecker::Impl::extend(const KeyRun& run, std::size_t returning,
                                  const std::vector<std::size_t>& twin_before,
                                  std::vector<Config>& out) const {
+  const std::vector<const ModelOp*> reads = open_reads(run);
   Antichain seen(run.unknown);
-  for (const Config& c : run.configs) seen.insert(c);
-  std::vector<Config> work = run.configs;
+  std::vector<Config> work;
+  for (Config c : run.configs) {
+    online::absorb_reads(c, reads);
+    if (seen.insert(c)) work.push_back(c);
+  }
   Antichain done(run.unknown);
   for (std::size_t i = 0; i < work.size(); ++i) {
     Config c = work[i];
     if (has(c.linearized, returning)) {
-      // Already linearized by an earlier return: it stays explained, as it is.
-      HASIM_ASSERT(i < run.configs.size());
+      // Linearized already (by an earlier return, or absorbed): it stays explained, as it is.
       clear_bit(c.linearized, returning);
       done.insert(c);
       continue;
@@ -184,6 +197,7 @@ bool OnlineChecker::Impl::extend(const KeyRun& run, std::size_t returning,
         if (!other.op.known && next.states[s] == c.state) continue;
         Config n{c.linearized, next.states[s]};
         set_bit(n.linearized, slot);
+        online::absorb_reads(n, reads);
         if (seen.insert(n)) work.push_back(n);
       }
     }

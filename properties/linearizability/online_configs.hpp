@@ -49,6 +49,22 @@ inline bool subset(const Slots& small, const Slots& large) {
   return true;
 }
 
+// Linearizes at once every open read (`reads`, by slot: the operation when it is open, known
+// and reads_only, else nullptr) that is legal in c's state and leaves it exactly as it is. A
+// partial-order reduction, and exact: any order that places such a read r later (at state t,
+// which r narrows to t') can place it here instead, and the order without the later r ends
+// in t, which covers t' (covers, register_model.hpp: successors keep the relation); r is
+// open, so here is inside its interval. Without it, k open reads that observed one state (a
+// burst of list-watch gets, compares that all failed on one new mod_revision) make up to
+// 2^k configurations that differ only in which of them were linearized yet.
+inline void absorb_reads(Config& c, const std::vector<const ModelOp*>& reads) {
+  for (std::size_t slot = 0; slot < reads.size(); ++slot) {
+    if (reads[slot] == nullptr || has(c.linearized, slot)) continue;
+    const Successors next = step(c.state, *reads[slot]);
+    if (next.count == 1 && next.states[0] == c.state) set_bit(c.linearized, slot);
+  }
+}
+
 // Configurations of which none dominates another. `a` dominates `b` when a's state covers
 // b's (register_model.hpp), they linearized the same open ok operations, and a linearized
 // no unknown operation b did not: a can do all b can, leaving its extra unknown operations

@@ -150,6 +150,13 @@ bool covers(const RegisterState& wide, const RegisterState& narrow) {
   return wide.mod_low <= narrow.mod_low && wide.mod_high >= narrow.mod_high;
 }
 
+bool reads_only(const ModelOp& op) {
+  if (!op.known) return false;
+  if (op.kind == OpKind::get) return true;
+  if (is_compare(op.kind)) return !op.succeeded;
+  return op.kind == OpKind::del && !op.succeeded;
+}
+
 bool may_delete(const ModelOp& op) {
   if (op.kind != OpKind::del && op.kind != OpKind::cas_delete) return false;
   return !op.known || op.succeeded;

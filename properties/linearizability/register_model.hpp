@@ -104,6 +104,11 @@ struct Observers {
   void finish();
   bool observes(const ModelOp& unknown) const;  // could anything see this write take effect?
 };
+// Whether a known operation only reads the key (a get, a compare that failed, a delete that
+// found nothing). Writes always move the store revision; only such reads can leave a state
+// exactly as it was, which lets both checkers linearize them eagerly (checker.hpp).
+bool reads_only(const ModelOp& op);
+
 // Whether the operation may delete the key (then a later one may need it present again).
 bool may_delete(const ModelOp& op);
 
