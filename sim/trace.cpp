@@ -167,16 +167,14 @@ const TraceHash& TraceWriter::hash() const {
 }
 
 const std::vector<TraceObserver*>& TraceWriter::observers_for(std::string_view kind) const {
-  const auto it = by_kind_.find(kind.data());
-  if (it != by_kind_.end() && it->second.kind == kind) return it->second.observers;
-  KindObservers entry{std::string(kind), {}};
+  const auto it = by_kind_.find(kind);
+  if (it != by_kind_.end()) return it->second;
+  std::vector<TraceObserver*> wanting;
   for (TraceObserver* observer : observers_) {
-    if (observer->wants(kind)) entry.observers.push_back(observer);
+    if (observer->wants(kind)) wanting.push_back(observer);
   }
   HASIM_ASSERT(by_kind_.size() < 100'000);  // kinds are a fixed vocabulary
-  auto& slot = by_kind_[kind.data()];
-  slot = std::move(entry);
-  return slot.observers;
+  return by_kind_.emplace(std::string(kind), std::move(wanting)).first->second;
 }
 
 bool TraceWriter::wants(std::string_view kind) const {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
-#include <unordered_map>
+#include <map>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -128,14 +128,8 @@ class TraceWriter {
   TraceHash hash_;
   std::string line_;
   std::vector<TraceObserver*> observers_;
-  // observers_for's cache, by the address of the kind's text (kinds are string literals);
-  // the text is kept and compared too, so a kind at a reused address is never mistaken.
-  // Looked up only, never iterated: the dispatch order is observers_'s.
-  struct KindObservers {
-    std::string kind;
-    std::vector<TraceObserver*> observers;
-  };
-  mutable std::unordered_map<const char*, KindObservers> by_kind_;
+  // observers_for's cache, by kind; each entry keeps observers_'s order.
+  mutable std::map<std::string, std::vector<TraceObserver*>, std::less<>> by_kind_;
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
   bool hashing_ = true;
