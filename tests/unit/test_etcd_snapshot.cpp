@@ -10,6 +10,7 @@
 #include "models/etcd/kv_snapshot.hpp"
 #include "models/etcd/snapshot_restore.hpp"
 #include "models/etcd/wal.hpp"
+#include "properties/run.hpp"
 #include "scenario_loader_helpers.hpp"
 
 using namespace hasim;
@@ -272,4 +273,46 @@ TEST_CASE("etcd-snapshot-save and etcd-snapshot-restore refuse bad input, naming
   REQUIRE(good.scenario.has_value());
   CHECK(good.scenario->faults.at(0).snapshot_name == "b");
   CHECK(good.scenario->faults.at(1).targets == std::vector<std::string>{"n1", "n2"});
+}
+
+TEST_CASE("stacked/quorum-lost-restored: the restore closes the data-loss window and reports "
+          "the acknowledged revisions it lost", "[etcd-snapshot][scenario]") {
+  const LoadResult load = load_scenario_file(std::string(HASIM_SOURCE_DIR) +
+                                             "/scenarios/stacked/quorum-lost-restored.json");
+  REQUIRE(load.scenario.has_value());
+  RunOptions options;
+  options.capture_lines = 1'000'000;
+  const auto run = run_scenario(*load.scenario, options);
+  REQUIRE(run.has_value());
+  // The backup, then the restore onto the three members at 3m.
+  std::size_t saves = 0, restores = 0, after = 0;
+  for (const std::string& line : run->captured) {
+    if (line.find("\"op\":\"snapshot\",\"endpoint\":\"cp-1/etcd\",\"result\":\"ok\"") !=
+        std::string::npos) {
+      ++saves;
+      CHECK(line.find("\"revision\":273") != std::string::npos);
+    }
+    if (line.find("\"kind\":\"etcd-snapshot-restore\"") != std::string::npos) {
+      ++restores;
+      CHECK(line.find("\"result\":\"ok\"") != std::string::npos);
+    }
+    // Revisions go on from the snapshot's once the restored cluster serves writes.
+    if (restores == 3 && line.find("\"kind\":\"etcd-call-end\"") != std::string::npos &&
+        line.find("\"revision\":274") != std::string::npos) {
+      ++after;
+    }
+  }
+  CHECK(saves == 1);
+  CHECK(restores == 3);
+  CHECK(after > 0);
+  std::size_t qr = 0;
+  while (run->property_specs.at(qr) != "quorum-recovery:30s") ++qr;
+  const std::vector<ViolationWindow>& windows = run->windows.at(qr);
+  REQUIRE(windows.size() == 2);
+  CHECK(windows[0].start == TrueTime{120'000'000'000});
+  CHECK(windows[0].end == TrueTime{180'000'000'000});  // closed by the restore
+  CHECK(windows[1].start == TrueTime{180'000'000'000});
+  CHECK_THAT(windows[1].cause, Catch::Matchers::Contains("restored from snapshot \"backup\" at "
+                                                         "revision 273: 90 acknowledged "
+                                                         "revision(s) lost (revision 363"));
 }
