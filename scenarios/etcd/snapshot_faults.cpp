@@ -36,8 +36,9 @@ constexpr std::size_t kMaxNameLength = 256;
 void read_restore(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
   const EtcdSpec* etcd = c.scenario.section<EtcdSpec>();
   if (etcd == nullptr) {
-    c.reader.error(path, "an etcd-snapshot-restore rewrites etcd members' data directories; "
-                         "add an \"etcd\" section");
+    c.reader.error(path,
+                   "an etcd-snapshot-restore rewrites etcd members' data directories; "
+                   "add an \"etcd\" section");
     return;
   }
   read_snapshot_name(c, f, path, spec);
@@ -52,7 +53,8 @@ void read_restore(Context& c, const Json& f, const std::string& path, FaultSpec&
     if (std::find(etcd->members.begin(), etcd->members.end(), node) != etcd->members.end()) {
       continue;
     }
-    c.reader.error(at, "\"" + node + "\" runs no member of the initial etcd cluster; a restore's "
+    c.reader.error(at, "\"" + node +
+                           "\" runs no member of the initial etcd cluster; a restore's "
                            "--initial-cluster lists members, which are " +
                            scenario_loader::join_quoted(etcd->members, " and "));
     return;
@@ -141,9 +143,11 @@ std::string describe_restore(const FaultSpec& f) {
 void read_snapshot_name(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
   const Json* name = JsonReader::field(f, "name");
   if (name == nullptr) {
-    c.reader.error(path, "an " + spec.kind + " needs \"name\", the snapshot's name in the "
-                         "snapshot store (e.g. \"backup\"), which etcd-snapshot-save writes and "
-                         "etcd-snapshot-restore reads");
+    c.reader.error(path,
+                   "an " + spec.kind +
+                       " needs \"name\", the snapshot's name in the "
+                       "snapshot store (e.g. \"backup\"), which etcd-snapshot-save writes and "
+                       "etcd-snapshot-restore reads");
     return;
   }
   const std::string at = JsonReader::key_path(path, "name");
@@ -158,8 +162,8 @@ void read_snapshot_name(Context& c, const Json& f, const std::string& path, Faul
 }
 
 FaultKind etcd_snapshot_restore_kind() {
-  return {"etcd-snapshot-restore", read_restore, apply_restore, write_restore, describe_restore,
-          std::nullopt};
+  return {"etcd-snapshot-restore", read_restore,     apply_restore,
+          write_restore,           describe_restore, std::nullopt};
 }
 
 KeySet etcd_snapshot_restore_keys() {

@@ -97,9 +97,8 @@ TEST_CASE("etcdctl snapshot save fails when the member is down or stalled, and s
   etcd::EtcdConfig config;
   config.defragBytesPerSecond = 2'048;  // a defragmentation of ~20 kB takes ~10 s
   KvRig rig(config);
-  const ProcessId ctl = rig.world().add_process(3, "etcdctl", [] {
-    return std::make_unique<etcd::Etcdctl>();
-  });
+  const ProcessId ctl =
+      rig.world().add_process(3, "etcdctl", [] { return std::make_unique<etcd::Etcdctl>(); });
   KindLog log("etcdctl");
   rig.world().trace().add_observer(&log);
   auto store = std::make_shared<etcd::SnapshotStore>();
@@ -114,7 +113,8 @@ TEST_CASE("etcdctl snapshot save fails when the member is down or stalled, and s
     });
   };
   rig.call(kElected, "n1/etcd", kv_put(1, "a", "1"));
-  rig.world().at(TrueTime{(kElected + 100) * 1'000'000}, [&rig] { rig.world().crash(rig.process(1)); });
+  rig.world().at(TrueTime{(kElected + 100) * 1'000'000},
+                 [&rig] { rig.world().crash(rig.process(1)); });
   save(kElected + 200, "n1/etcd", "down");
   rig.call(kElected + 300, "n2/etcd", kv_defragment(2));
   save(kElected + 400, "n2/etcd", "stalled");
@@ -207,8 +207,7 @@ TEST_CASE("restore into three members: they elect, serve the snapshot, and revis
   CHECK(restored == 3);
 }
 
-TEST_CASE("a member left in the old cluster is refused by the restored one",
-          "[etcd-snapshot]") {
+TEST_CASE("a member left in the old cluster is refused by the restored one", "[etcd-snapshot]") {
   KvRig rig;
   KindLog mismatch("etcd-cluster-mismatch"), states("raft-state");
   rig.world().trace().add_observer(&mismatch);
@@ -232,7 +231,8 @@ TEST_CASE("a member left in the old cluster is refused by the restored one",
   }
   CHECK(refused_n3);
   for (const StoredTraceEvent& e : states.events) {
-    if (e.t.ns > restore * 1'000'000 && e.node == "n3") CHECK(e.string_field("state") != "StateLeader");
+    if (e.t.ns > restore * 1'000'000 && e.node == "n3")
+      CHECK(e.string_field("state") != "StateLeader");
   }
   CHECK(rig.member(3)->kv().store().current_revision() == 2);
 }
@@ -246,8 +246,8 @@ TEST_CASE("etcd-snapshot-save and etcd-snapshot-restore refuse bad input, naming
   const ScenarioError no_name = only_error(load(doc));
   CHECK(no_name.path == "$.faults[0]");
   CHECK_THAT(no_name.message, Contains("needs \"name\""));
-  doc["faults"] = Json::array(
-      {{{"at", "1s"}, {"kind", "etcd-snapshot-save"}, {"node", "n1"}, {"name", ""}}});
+  doc["faults"] =
+      Json::array({{{"at", "1s"}, {"kind", "etcd-snapshot-save"}, {"node", "n1"}, {"name", ""}}});
   CHECK(only_error(load(doc)).path == "$.faults[0].name");
   doc["faults"] = Json::array({{{"at", "1s"}, {"kind", "etcd-snapshot-restore"}}});
   CHECK_THAT(only_error(load(doc)).message, Contains("needs \"name\""));
@@ -259,11 +259,12 @@ TEST_CASE("etcd-snapshot-save and etcd-snapshot-restore refuse bad input, naming
   const ScenarioError not_member = only_error(load(doc));
   CHECK(not_member.path == "$.faults[0].nodes");
   CHECK_THAT(not_member.message, Contains("\"n3\" runs no member"));
-  doc["faults"] = Json::array(
-      {{{"at", "1s"}, {"kind", "etcd-snapshot-restore"}, {"name", "b"}, {"keep", 1}}});
+  doc["faults"] =
+      Json::array({{{"at", "1s"}, {"kind", "etcd-snapshot-restore"}, {"name", "b"}, {"keep", 1}}});
   CHECK_THAT(only_error(load(doc)).path, Contains("keep"));
   Json no_etcd = base();
-  no_etcd["faults"] = Json::array({{{"at", "1s"}, {"kind", "etcd-snapshot-restore"}, {"name", "b"}}});
+  no_etcd["faults"] =
+      Json::array({{{"at", "1s"}, {"kind", "etcd-snapshot-restore"}, {"name", "b"}}});
   CHECK_THAT(only_error(load(no_etcd)).message, Contains("add an \"etcd\" section"));
   // Good ones: the restore defaults to every member.
   doc["faults"] = Json::array(
@@ -275,8 +276,10 @@ TEST_CASE("etcd-snapshot-save and etcd-snapshot-restore refuse bad input, naming
   CHECK(good.scenario->faults.at(1).targets == std::vector<std::string>{"n1", "n2"});
 }
 
-TEST_CASE("stacked/quorum-lost-restored: the restore closes the data-loss window and reports "
-          "the acknowledged revisions it lost", "[etcd-snapshot][scenario]") {
+TEST_CASE(
+    "stacked/quorum-lost-restored: the restore closes the data-loss window and reports "
+    "the acknowledged revisions it lost",
+    "[etcd-snapshot][scenario]") {
   const LoadResult load = load_scenario_file(std::string(HASIM_SOURCE_DIR) +
                                              "/scenarios/stacked/quorum-lost-restored.json");
   REQUIRE(load.scenario.has_value());
