@@ -135,6 +135,15 @@ void apply_ops(World& world, const Scenario&, const FaultSpec& fault, const Buil
                         {{"op", fault.kind}, {"result", std::string("no etcd member on node")}});
       return;
     }
+    // An etcdctl whose node is down runs nothing; a snapshot the operator asked for says so.
+    if (fault.kind == "etcd-snapshot-save" &&
+        world.process_state(*client) != ProcessState::running) {
+      world.trace_fault(etcd::trace_kind::kEtcdctl, node,
+                        {{"op", std::string("snapshot")},
+                         {"name", fault.snapshot_name},
+                         {"result", std::string("etcdctl not running (node down)")}});
+      return;
+    }
     auto command = std::make_shared<etcd::EtcdctlCommand>();
     command->op = op_of(fault.kind);
     command->endpoint = node + "/etcd";

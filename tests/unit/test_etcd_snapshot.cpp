@@ -319,3 +319,30 @@ TEST_CASE(
                                                          "revision 273: 90 acknowledged "
                                                          "revision(s) lost (revision 363"));
 }
+
+TEST_CASE("etcd-snapshot-save on a downed node is traced, and a restore of it finds nothing",
+          "[etcd-snapshot][scenario]") {
+  const LoadResult load = load_scenario_text(R"({
+    "name": "t", "duration": "20s", "nodes": 3, "etcd": {},
+    "faults": [
+      {"at": "2s", "kind": "node-down", "node": "n1", "for": "10s"},
+      {"at": "3s", "kind": "etcd-snapshot-save", "node": "n1", "name": "b"},
+      {"at": "5s", "kind": "etcd-snapshot-restore", "name": "b"}]})",
+                                             "t.json");
+  REQUIRE(load.scenario.has_value());
+  RunOptions options;
+  options.capture_lines = 100'000;
+  const auto run = run_scenario(*load.scenario, options);
+  REQUIRE(run.has_value());
+  std::size_t refused = 0, missing = 0;
+  for (const std::string& line : run->captured) {
+    if (line.find("\"result\":\"etcdctl not running (node down)\"") != std::string::npos) {
+      ++refused;
+    }
+    if (line.find("\"result\":\"no snapshot saved under that name\"") != std::string::npos) {
+      ++missing;
+    }
+  }
+  CHECK(refused == 1);
+  CHECK(missing == 1);
+}
