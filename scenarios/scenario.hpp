@@ -118,6 +118,8 @@ struct FaultSpec {
   Duration every{};
   std::int64_t keys = 0;
   std::int64_t keep = 0;
+  // etcd-snapshot-save, etcd-snapshot-restore: the snapshot's name in the world's store
+  std::string snapshot_name;
 };
 
 struct Scenario {

@@ -113,6 +113,19 @@ void Disk::wipe(VolumeIndex v) {
   ++volumes_[v].wipes;
 }
 
+void Disk::replace_files(VolumeIndex v,
+                         const std::map<std::string, std::vector<std::string>>& files) {
+  HASIM_ASSERT(v < volumes_.size());
+  Volume& volume = volumes_[v];
+  volume.files.clear();
+  volume.bytes = 0;
+  for (const auto& [name, records] : files) {
+    HASIM_ASSERT(!name.empty());
+    for (const std::string& record : records) volume.bytes += record.size();
+    volume.files.emplace(name, DiskFile{records, records.size()});
+  }
+}
+
 void Disk::set_slow_factor(std::int64_t factor) {
   HASIM_ASSERT(factor >= 1);
   slow_factor_ = factor;

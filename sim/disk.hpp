@@ -92,6 +92,9 @@ class Disk {
   // Returns how many records each volume lost, by volume index (only volumes that lost any).
   std::map<VolumeIndex, std::uint64_t> power_loss(TrueTime now);
   void wipe(VolumeIndex v);  // disk loss (every volume) or pod deletion (its volumes)
+  // An offline tool (etcdutl snapshot restore) replaced the volume's files while nothing ran
+  // on it: `files` (name -> records), all on stable storage. Not a wipe (wipes unchanged).
+  void replace_files(VolumeIndex v, const std::map<std::string, std::vector<std::string>>& files);
 
   // Faults: operations issued from now on take `factor` times as long (1: healthy).
   void set_slow_factor(std::int64_t factor);

@@ -114,6 +114,11 @@ class World {
   // a deleted pod but its controller, here a later restart) and its ephemeral and memory
   // volumes are wiped.
   void delete_pod(ProcessId process);
+  // An operator's offline tool rewrote a volume while its owner was stopped (etcdutl snapshot
+  // restore): its files are now `files` (name -> records), all synced. Untraced: the caller
+  // traces what it did.
+  void replace_volume_files(VolumeId volume,
+                            const std::map<std::string, std::vector<std::string>>& files);
   void drop_connections(NodeId node);
   // SIGTERM: the model's on_terminate runs; if it is still running after `grace`, it is
   // killed (SIGKILL, traced as a crash with reason "grace-period").
@@ -147,6 +152,7 @@ class World {
     return nodes_.at(node).processes;
   }
   bool reachable(NodeId from, NodeId to) const;
+  bool is_up(NodeId node) const { return nodes_.at(node).up; }
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
   std::optional<VolumeId> find_volume(ProcessId owner, std::string_view name) const;
   bool mounts_volume(ProcessId process) const;

@@ -127,6 +127,13 @@ void World::wipe_volume(VolumeId volume) {
   disks_[slot.disk].disk.wipe(slot.index);
 }
 
+void World::replace_volume_files(VolumeId volume,
+                                 const std::map<std::string, std::vector<std::string>>& files) {
+  const VolumeSlot& slot = volumes_.at(volume);
+  HASIM_ASSERT(processes_.at(slot.owner).state == ProcessState::stopped);
+  disks_[slot.disk].disk.replace_files(slot.index, files);
+}
+
 void World::disk_loss(NodeId node, std::string_view disk) {
   const std::size_t d = disk_index(node, disk);
   trace_world(trace_kind::kDiskLoss, nodes_.at(node).name, {{"disk", std::string(disk)}});

@@ -32,6 +32,8 @@ std::string_view etcdctl_op_name(EtcdctlOp op) {
       return "defrag";
     case EtcdctlOp::alarm_disarm:
       return "alarm-disarm";
+    case EtcdctlOp::snapshot_save:
+      return "snapshot-save";
   }
   return "?";
 }
@@ -112,6 +114,10 @@ void Etcdctl::start(Env& env, const EtcdctlCommand& command) {
       send(env, id, "alarm-list", std::move(r));
       break;
     }
+    case EtcdctlOp::snapshot_save:
+      HASIM_ASSERT(command.store != nullptr && !command.name.empty());
+      send(env, id, "snapshot", request(id, KvOp::snapshot));
+      break;
   }
 }
 
@@ -144,6 +150,10 @@ void Etcdctl::answered(Env& env, std::uint64_t id, const std::string& error,
   const auto* status = dynamic_cast<const KvStatusResponse*>(&reply);
   const std::int64_t revision = kv != nullptr ? kv->header.revision : status->header.revision;
   const std::string_view result = error.empty() ? std::string_view("ok") : error;
+  if (job.command.op == EtcdctlOp::snapshot_save && kv != nullptr) {
+    saved(env, id, *kv);
+    return;
+  }
   if (job.command.op == EtcdctlOp::fill) {
     trace(env, job, "put", result, revision);
     if (error.empty()) job.written += job.command.value_size;
@@ -194,6 +204,28 @@ void Etcdctl::answered(Env& env, std::uint64_t id, const std::string& error,
   send(env, id, "alarm-disarm", std::move(r));
 }
 
+// snapshot save: the file is complete ("Snapshot saved at NAME"), or the call failed.
+void Etcdctl::saved(Env& env, std::uint64_t id, const KvResponse& reply) {
+  Job& job = jobs_.at(id);
+  HASIM_ASSERT(job.command.op == EtcdctlOp::snapshot_save && job.command.store != nullptr);
+  const std::int64_t took = (env.monotonic_now() - job.sent).ns / 1'000'000;
+  if (reply.ok()) {
+    HASIM_ASSERT(!reply.snapshot.empty());
+    job.command.store->put(job.command.name, EtcdSnapshot{reply.snapshot, reply.header.revision,
+                                                          reply.snapshot_size,
+                                                          job.command.endpoint});
+  }
+  env.trace(trace_kind::kEtcdctl,
+            {{"op", std::string("snapshot")},
+             {"endpoint", job.command.endpoint},
+             {"result", reply.ok() ? std::string("ok") : reply.error},
+             {"took-ms", took},
+             {"name", job.command.name},
+             {"revision", reply.ok() ? reply.header.revision : 0},
+             {"size", reply.ok() ? reply.snapshot_size : 0}});
+  finish(env, id, reply.ok() ? "ok" : reply.error);
+}
+
 // A fill's next put, after its pause.
 void Etcdctl::next(Env& env, std::uint64_t id) {
   const Job& job = jobs_.at(id);
@@ -233,6 +265,16 @@ void Etcdctl::finish(Env& env, std::uint64_t id, std::string_view result) {
 void Etcdctl::trace(Env& env, const Job& job, std::string_view op, std::string_view result,
                     std::int64_t revision, std::int64_t member) {
   const std::int64_t took = (env.monotonic_now() - job.sent).ns / 1'000'000;
+  if (job.command.op == EtcdctlOp::snapshot_save) {  // a failed save (saved() traces the rest)
+    env.trace(trace_kind::kEtcdctl, {{"op", std::string(op)},
+                                     {"endpoint", job.command.endpoint},
+                                     {"result", std::string(result)},
+                                     {"took-ms", took},
+                                     {"name", job.command.name},
+                                     {"revision", revision},
+                                     {"size", std::int64_t{0}}});
+    return;
+  }
   if (op == "fill") {  // the fill's summary
     env.trace(trace_kind::kEtcdctl, {{"op", std::string(op)},
                                      {"endpoint", job.command.endpoint},

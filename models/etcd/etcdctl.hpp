@@ -15,7 +15,12 @@
 //  - defrag: `etcdctl defrag` against the endpoint (defrag_command.go: Maintenance
 //    Defragment);
 //  - alarm-disarm: `etcdctl alarm disarm` (alarm_command.go -> clientv3 AlarmDisarm with no
-//    member: AlarmList, then a DEACTIVATE for each alarm listed, one after another).
+//    member: AlarmList, then a DEACTIVATE for each alarm listed, one after another);
+//  - snapshot-save: `etcdctl snapshot save NAME` (snapshot_command.go -> clientv3
+//    snapshot.SaveWithVersion: Maintenance Snapshot against the one endpoint, the stream
+//    written to a file renamed into place once complete): the member's backend lands in the
+//    command's SnapshotStore under `name` (models/etcd/snapshot_restore.hpp), traced with
+//    its revision and size ("snapshot" in the trace).
 // A call whose deadline passes is traced "context deadline exceeded" and its late answer
 // ignored; a closed connection ends the command.
 #include <cstdint>
@@ -26,11 +31,12 @@
 #include <vector>
 
 #include "models/etcd/kv_api.hpp"
+#include "models/etcd/snapshot_restore.hpp"
 #include "sim/env.hpp"
 
 namespace hasim::etcd {
 
-enum class EtcdctlOp : std::uint8_t { fill, compact, defrag, alarm_disarm };
+enum class EtcdctlOp : std::uint8_t { fill, compact, defrag, alarm_disarm, snapshot_save };
 std::string_view etcdctl_op_name(EtcdctlOp op);  // "fill", "compact", ...
 
 inline constexpr std::string_view kFillPrefix = "/hasim/fill/";
@@ -53,6 +59,9 @@ struct EtcdctlCommand final : MessageBody {
   std::int64_t keys = 0;
   // compact: the revisions kept below the current one (0: compact at the current revision)
   std::int64_t keep = 0;
+  // snapshot-save: the file's name, and where it lands (shared with the world's actions)
+  std::string name;
+  std::shared_ptr<SnapshotStore> store;
 };
 
 class Etcdctl final : public Process {
@@ -90,6 +99,7 @@ class Etcdctl final : public Process {
   void trace(Env& env, const Job& job, std::string_view op, std::string_view result,
              std::int64_t revision = 0, std::int64_t member = 0);
   std::shared_ptr<KvRequest> request(std::uint64_t job, KvOp op);
+  void saved(Env& env, std::uint64_t job, const KvResponse& reply);
 
   TagSpace timers_;
   std::uint64_t nextJob_ = 0;

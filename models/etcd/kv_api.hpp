@@ -30,8 +30,11 @@ inline constexpr std::string_view kProposalDropped = "raft proposal dropped";
 // service Maintenance) carried on the same request and response messages: Alarm
 // (v3_server.go Alarm: an InternalRaftRequest through raft, answered when applied) and
 // Defragment (v3rpc/maintenance.go Defragment: the member's backend.defrag(), answered when
-// it returns; kv_server.hpp says what it stalls).
-enum class KvOp : std::uint8_t { range, put, delete_range, txn, compact, alarm, defragment };
+// it returns; kv_server.hpp says what it stalls) and Snapshot (v3rpc/maintenance.go Snapshot:
+// the member streams its own backend, at its current revision, without raft; it waits while
+// a defragmentation holds the backend).
+enum class KvOp : std::uint8_t { range, put, delete_range, txn, compact, alarm, defragment,
+                                 snapshot };
 std::string_view kv_op_name(KvOp op);  // "kv-range", "kv-put", ..., "kv-defragment"
 
 // One client call. Only the member of `op` is read. `require_leader` is clientv3's
@@ -70,6 +73,10 @@ struct KvResponse final : MessageBody {
   mvcc::TxnResponse txn;
   // op alarm: the alarms listed (GET) or disarmed (DEACTIVATE), by member (AlarmResponse).
   std::map<std::uint64_t, mvcc::AlarmType> alarms;
+  // op snapshot: the backend streamed (models/etcd/kv_snapshot.hpp encode_store) and its
+  // size, the file's (backend.Snapshot: the whole bbolt file, free pages and all).
+  std::string snapshot;
+  std::int64_t snapshot_size = 0;
 };
 
 // A watch stream's create or cancel (etcdserverpb WatchCreateRequest, WatchCancelRequest):

@@ -68,7 +68,8 @@ InternalRaftRequest internal_request(const KvRequest& request) {
       r.alarm = request.alarm;
       break;
     case KvOp::defragment:
-      HASIM_ASSERT(false && "a Defragment does not go through raft");
+    case KvOp::snapshot:
+      HASIM_ASSERT(false && "Defragment and Snapshot do not go through raft");
       break;
   }
   return r;
@@ -92,6 +93,8 @@ std::string_view kv_op_name(KvOp op) {
       return "kv-alarm";
     case KvOp::defragment:
       return "kv-defragment";
+    case KvOp::snapshot:
+      return "kv-snapshot";
   }
   return "kv-?";
 }
@@ -108,6 +111,10 @@ void KvServer::on_request(LocalTime now, ProcessId from, const KvRequest& reques
   }
   if (request.op == KvOp::defragment) {
     defragment(from, request, out);
+    return;
+  }
+  if (request.op == KvOp::snapshot) {
+    snapshot(from, request, out);
     return;
   }
   const bool readonly_txn = request.op == KvOp::txn && mvcc::is_txn_readonly(request.txn);

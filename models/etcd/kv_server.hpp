@@ -193,6 +193,7 @@ class KvServer {
   void refuse(KvOutbox& out, ProcessId to, const KvRequest& request, std::string_view error);
 
   void defragment(ProcessId from, const KvRequest& request, KvOutbox& out);
+  void snapshot(ProcessId from, const KvRequest& request, KvOutbox& out);
   void start_defrag(KvOutbox& out);
   void finish_defrag(KvOutbox& out);
 
@@ -244,6 +245,7 @@ class KvServer {
   std::uint64_t defragSeq_ = 0;
   std::vector<Read> stalledReads_;
   std::vector<std::pair<ProcessId, std::uint64_t>> stalledStatus_;  // (client, client_id)
+  std::vector<std::pair<ProcessId, std::uint64_t>> stalledSnapshots_;  // (client, client_id)
 };
 
 }  // namespace hasim::etcd

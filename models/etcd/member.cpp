@@ -116,6 +116,7 @@ void EtcdMember::recover(Env& env) {
              });
   load(replayed, storage_);
   hardState_ = replayed.state;
+  clusterId_ = replayed.cluster;
   install(replayed.snapshot);
   firstSegment_ = replayed.firstSegment;
   segmentStarts_ = replayed.segmentStarts;
@@ -208,6 +209,7 @@ void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message
     pump(env);
     return;
   }
+  if (raft->cluster != clusterId_ && refuse_cluster(env, *raft)) return;
   api_->heard(raft->message.from, env.monotonic_now());
   // A message of a peer not (or no longer) in the configuration is refused by raft
   // (ErrStepPeerNotFound), as etcd's Process drops it. The delivered flight is usually the
@@ -352,7 +354,8 @@ void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
       continue;
     }
     if (snapshot) m.snapshot = merged_snapshot();
-    env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m)), Transport::stream);
+    env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m), clusterId_),
+             Transport::stream);
     // rafthttp's snapshot sender reports the outcome; the stream here either delivers it or
     // loses it, and a lost one is retried after the follower's next probe.
     if (snapshot) node_->report_snapshot(to, raft::SnapshotStatus::SnapshotFinish);
@@ -512,6 +515,8 @@ void EtcdMember::cut_segment(Env& env) {
   segmentStarts_.push_back(start);
   const std::string segment = wal_segment_name(current_segment());
   const raft::SnapshotMetadata& m = snapshotting_->metadata;
+  // wal.go cut: the metadata heads every segment (only a restored member has any).
+  if (clusterId_ != 0) encoder_.encode(metadata_record(clusterId_));
   encoder_.encode(marker_record({m.index, m.term, false, start}));
   if (!raft::is_empty_hard_state(hardState_)) encoder_.encode(state_record(hardState_));
   append(env, segment, encoder_.flush(), kSnapshotIo);

@@ -29,6 +29,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,10 +94,13 @@ struct EtcdConfig {
 };
 
 // A raft message on a peer stream; its type names it in the trace ("MsgApp", ...).
+// `cluster` is rafthttp's X-Etcd-Cluster-ID header: the sender's cluster ID (0: the cluster
+// the scenario bootstrapped; a restore makes a new one, models/etcd/snapshot_restore.hpp).
 struct RaftMessage final : MessageBody {
-  explicit RaftMessage(raft::Message m) : message(std::move(m)) {}
+  explicit RaftMessage(raft::Message m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
   std::string_view type() const override { return raft::name(message.type); }
   raft::Message message;
+  std::uint64_t cluster = 0;
 };
 
 // Every member bootstraps from this snapshot (index 1, term 1, every member a voter), the
@@ -200,6 +204,11 @@ class EtcdMember final : public Process {
   TagSpace kvTimers_;
   TagSpace removal_;  // the stop a second after this member's removal applied
   bool dead_ = false;  // raft panicked: the process is exiting
+  // The cluster ID of the data directory's WAL metadata (0: the scenario's bootstrap), and
+  // the peers whose messages were refused for another cluster's ID (traced once each).
+  std::uint64_t clusterId_ = 0;
+  std::set<raft::PeerId> refusedPeers_;
+  bool refuse_cluster(Env& env, const RaftMessage& message);
   struct StalledApply {
     std::optional<raft::Snapshot> snapshot;  // to install first
     std::vector<raft::Entry> entries;

@@ -52,10 +52,18 @@ inline constexpr std::string_view kAlarm = "etcd-alarm";
 // A client call of etcdctl (models/etcd/etcdctl.hpp) came back: "op", "endpoint", "result"
 // ("ok" or the error), and the op's own fields.
 inline constexpr std::string_view kEtcdctl = "etcdctl";
+// A peer message carried another cluster's ID and was refused ("from", "local-cluster",
+// "remote-cluster"), once per peer (models/etcd/snapshot_restore.hpp).
+inline constexpr std::string_view kClusterMismatch = "etcd-cluster-mismatch";
+// The operator restored a snapshot onto a member's data directory (the etcd-snapshot-restore
+// action, on the member's node): "member", "snapshot" (its name), "revision", "voters" (the
+// new cluster's raft IDs, comma-separated), "cluster" (its ID), "index" (the restored
+// snapshot's raft index).
+inline constexpr std::string_view kSnapshotRestore = "etcd-snapshot-restore";
 
 inline constexpr std::array kAll{kRecovered,  kState,     kPersist,    kApply,     kInstall,
                                  kSnapshot,   kPropose,   kFatal,      kMemberApi, kConfChange,
                                  kMoveLeader, kRemoved,   kDefragStart, kDefragEnd, kAlarm,
-                                 kEtcdctl};
+                                 kEtcdctl,    kClusterMismatch, kSnapshotRestore};
 
 }  // namespace hasim::etcd::trace_kind

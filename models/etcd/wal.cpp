@@ -11,6 +11,7 @@ constexpr char kEntry = 'E';
 constexpr char kState = 'H';
 constexpr char kMarker = 'M';
 constexpr char kSnap = 'S';
+constexpr char kMetadata = 'D';
 
 void put(std::string& out, std::uint64_t value) {
   while (value >= 0x80) {
@@ -100,6 +101,14 @@ WalRecord marker_record(const WalSnapshotMarker& marker) {
   return r;
 }
 
+WalRecord metadata_record(std::uint64_t cluster) {
+  HASIM_ASSERT(cluster != 0);
+  WalRecord r;
+  r.type = WalRecord::Type::metadata;
+  r.cluster = cluster;
+  return r;
+}
+
 std::string encode(const WalRecord& record) {
   std::string out;
   switch (record.type) {
@@ -122,6 +131,10 @@ std::string encode(const WalRecord& record) {
       put(out, record.marker.term);
       put(out, record.marker.install ? 1 : 0);
       put(out, record.marker.start);
+      break;
+    case WalRecord::Type::metadata:
+      out.push_back(kMetadata);
+      put(out, record.cluster);
       break;
   }
   return out;
@@ -158,6 +171,10 @@ std::optional<WalRecord> decode_wal_record(std::string_view bytes) {
       r.marker.start = in.u64();
       break;
     }
+    case kMetadata:
+      r.type = WalRecord::Type::metadata;
+      r.cluster = in.u64();
+      break;
     default:
       return std::nullopt;
   }
@@ -254,6 +271,9 @@ void replay_record(const WalRecord& r, raft::Index snapIndex, Replayed& out, boo
       }
       // raft discarded its whole log when it installed a snapshot (raft.go restore).
       if (r.marker.install) out.entries.clear();
+      return;
+    case WalRecord::Type::metadata:
+      out.cluster = r.cluster;  // wal.go ReadAll: every segment's metadata must agree
       return;
   }
 }

@@ -52,12 +52,17 @@ struct WalSnapshotMarker {
   bool operator==(const WalSnapshotMarker&) const = default;
 };
 
+// `metadata`: walpb's MetadataType record (etcdserverpb.Metadata: NodeID, ClusterID), which
+// wal.Create writes first and every cut repeats. Only a restored data directory has one
+// (models/etcd/snapshot_restore.hpp): a member bootstrapped by the scenario has cluster ID 0
+// and writes none, so its files keep their bytes.
 struct WalRecord {
-  enum class Type : std::uint8_t { entry, state, snapshot };
+  enum class Type : std::uint8_t { entry, state, snapshot, metadata };
   Type type = Type::entry;
   raft::Entry entry;
   raft::HardState state;
   WalSnapshotMarker marker;
+  std::uint64_t cluster = 0;
 };
 
 // A record of the "snap" file.
@@ -90,6 +95,7 @@ std::optional<std::vector<WalRecord>> decode_wal_write(std::string_view bytes);
 WalRecord entry_record(const raft::Entry& entry);
 WalRecord state_record(const raft::HardState& state);
 WalRecord marker_record(const WalSnapshotMarker& marker);
+WalRecord metadata_record(std::uint64_t cluster);
 
 // What a restart recovers.
 struct Replayed {
@@ -101,6 +107,7 @@ struct Replayed {
   // Each segment's start index, from firstSegment on (a segment's first record is a marker
   // with its start; segment 0 starts after the bootstrap snapshot).
   std::vector<raft::Index> segmentStarts;
+  std::uint64_t cluster = 0;  // the cluster ID of the WAL's metadata (0: none written)
 };
 
 // The replay from one snapshot: nullopt if its marker is not among the segments' records

@@ -59,6 +59,7 @@ bool QuorumRecovery::busy_kind(std::string_view kind) {
 bool QuorumRecovery::wants(std::string_view kind) const {
   return FaultsInForce::wants(kind) || etcd::RaftRoles::reads(kind) || EtcdCalls::reads(kind) ||
          member_kind(kind) || kind == trace_kind::kDiskLoss || kind == trace_kind::kStart ||
+         kind == etcd::trace_kind::kSnapshotRestore ||
          kind == api::trace_kind::kWrite;
 }
 
@@ -72,6 +73,7 @@ void QuorumRecovery::on_event(const TraceEvent& event) {
       if (on_node(name, event.node)) lose_data(name, "the disk loss of " + std::string(event.node));
     }
   }
+  if (event.kind == etcd::trace_kind::kSnapshotRestore) observe_restore(event);
   if (event.proc == kMemberProc) observe_member(event, process_name(event));
   observe_apiserver(event);
   // While nothing is owed or it has been met, only a fault, a role or a member's or
@@ -115,6 +117,43 @@ void QuorumRecovery::observe_member(const TraceEvent& event, const std::string& 
                                       std::string_view::npos) {
     lose_data(name,
               "it refused to start without its data at t=" + format_seconds(event.t.ns) + "s");
+  }
+}
+
+void QuorumRecovery::observe_restore(const TraceEvent& event) {
+  if (event.string_field("result") != "ok") return;
+  const std::string name = std::string(event.node) + "/" + std::string(kMemberProc);
+  const std::int64_t cluster = event.int_field("cluster");
+  const std::int64_t revision = event.int_field("revision");
+  const std::int64_t index = event.int_field("index");
+  HASIM_ASSERT(index >= 1 && revision >= 1);
+  if (cluster_ != cluster) {
+    // A new cluster: only the members restored into it vote; its log starts over.
+    cluster_ = cluster;
+    for (auto& [member, m] : members_) m.voter = false;
+    revisions_.clear();
+    revisions_[index] = revision;
+    if (acked_revision_ > revision) {
+      const std::string detail =
+          "the etcd cluster was restored from snapshot \"" +
+          std::string(event.string_field("snapshot")) + "\" at revision " +
+          std::to_string(revision) + ": " + std::to_string(acked_revision_ - revision) +
+          " acknowledged revision(s) lost (revision " + std::to_string(acked_revision_) +
+          " was acknowledged to " + acked_by_ + ")";
+      close_window(open_window(event.t, detail), event.t);
+      violate(event.t, detail, {});
+    }
+    acked_revision_ = revision;
+    acked_by_ = "the restore of snapshot \"" + std::string(event.string_field("snapshot")) + "\"";
+  }
+  Member& m = members_[name];
+  m.voter = true;
+  m.has_data = true;
+  m.lost.clear();
+  m.persisted = index;
+  if (data_gone_ && members_with_data() >= voters() / 2 + 1) {
+    close_window(*data_gone_, event.t);
+    data_gone_.reset();
   }
 }
 

@@ -25,6 +25,15 @@
 //
 // The voters are the members that bootstrapped the cluster (their first raft-recovered
 // starts from the bootstrap snapshot, index >= 1); later reconfigurations are not followed.
+//
+// An operator's restore (etcd-snapshot-restore events, models/etcd/snapshot_restore.hpp)
+// starts a new cluster: its voters are the members restored, each has its data again (the
+// snapshot's keyspace at raft index "index"), the log-to-revision map starts over at the
+// snapshot's revision, and a window a quorum's data loss opened closes. What the restore
+// lost is reported then, as a violation at that instant: every revision acknowledged to a
+// client above the snapshot's revision (etcd's recovery guide: a restore brings back the
+// keyspace as of the snapshot; writes after it are gone). The highest acknowledged revision
+// then starts again from the snapshot's, which the new cluster's revisions continue.
 #include <map>
 #include <optional>
 #include <set>
@@ -71,6 +80,7 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   void step(TrueTime now);
   void check(TrueTime now);
   void report_data_loss(TrueTime now);
+  void observe_restore(const TraceEvent& event);
   bool owed() const;
   bool met() const;
 
@@ -89,6 +99,7 @@ class QuorumRecovery final : public Property, private EtcdCallSink {
   TrueTime since_{};
   std::optional<std::size_t> overdue_;    // the open window: waiting longer than the bound
   std::optional<std::size_t> data_gone_;  // the open window: a quorum's data is gone
+  std::optional<std::int64_t> cluster_;   // the cluster ID of the last restore
 };
 
 // The number of entries an "ents" field lists (models/etcd/trace_entries.hpp: runs

@@ -24,11 +24,26 @@ bool RaftSafety::wants(std::string_view kind) const {
   namespace kind_ = etcd::trace_kind;
   return kind == hasim::trace_kind::kCrash || kind == hasim::trace_kind::kExit ||
          kind == kind_::kRecovered || kind == kind_::kState || kind == kind_::kPersist ||
-         kind == kind_::kInstall || kind == kind_::kApply;
+         kind == kind_::kInstall || kind == kind_::kApply || kind == kind_::kSnapshotRestore;
+}
+
+void RaftSafety::restored(const TraceEvent& event) {
+  if (event.string_field("result") != "ok") return;
+  const std::int64_t cluster = event.int_field("cluster");
+  if (cluster_ != cluster) {
+    cluster_ = cluster;
+    checker_ = raft_safety::SafetyChecker{};
+    logs_.clear();
+    members_.clear();
+    restored_.clear();
+  }
+  restored_.insert(std::string(event.node));
 }
 
 void RaftSafety::on_event(const TraceEvent& event) {
+  if (event.kind == etcd::trace_kind::kSnapshotRestore) restored(event);
   if (event.proc != "etcd") return;
+  if (cluster_ && !restored_.contains(event.node)) return;  // a member of the old cluster
   if (event.kind == hasim::trace_kind::kCrash || event.kind == hasim::trace_kind::kExit) {
     // A stopped member leads nothing; its restart reports what its disk kept.
     if (const auto it = members_.find(event.node); it != members_.end()) {

@@ -6,8 +6,14 @@
 // the event that exposed it. Assumes every member keeps its disk (no disk-loss): a member
 // that restarts empty forgets its vote and may vote twice in a term, which raft does not
 // survive (etcd: a member that lost its data must be removed and added back).
+// An operator's restore (etcd-snapshot-restore events) starts a new cluster, whose raft
+// starts over at term 1 (etcdutl snapshot restore writes a fresh WAL): Raft's guarantees
+// hold per cluster, so the checker starts afresh then and follows only the members restored
+// into it (the others run on in the old cluster, refused by the new one).
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,7 +38,11 @@ class RaftSafety final : public Property {
   bool append(std::uint64_t member, std::uint64_t first, std::string_view ents);
   void commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term);
 
+  void restored(const TraceEvent& event);
+
   raft_safety::SafetyChecker checker_;
+  std::optional<std::int64_t> cluster_;  // the cluster ID of the last restore, if any
+  std::set<std::string, std::less<>> restored_;  // the nodes whose members are in it
   std::map<std::uint64_t, Member> logs_;
   std::map<std::string, std::uint64_t, std::less<>> members_;  // "node" -> raft ID
 };

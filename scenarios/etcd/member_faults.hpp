@@ -19,10 +19,17 @@ std::vector<KeySet> etcd_member_key_sets();
 // window between a member's acknowledgement leaving and its WAL write being durable.
 FaultKind etcd_ack_power_loss_kind();
 KeySet etcd_ack_power_loss_keys();
-// "etcd-fill", "etcd-compact", "etcd-defrag" and "etcd-alarm-disarm"
+// "etcd-fill", "etcd-compact", "etcd-defrag", "etcd-alarm-disarm" and "etcd-snapshot-save"
 // (scenarios/etcd/ops_faults.cpp): etcdctl against one member, and their key sets.
 std::vector<FaultKind> etcd_ops_fault_kinds();
 std::vector<KeySet> etcd_ops_key_sets();
+// "etcd-snapshot-restore" (scenarios/etcd/snapshot_faults.cpp): etcdutl snapshot restore of
+// a saved snapshot onto members' data directories, and its key set.
+FaultKind etcd_snapshot_restore_kind();
+KeySet etcd_snapshot_restore_keys();
+// The snapshot's "name" of etcd-snapshot-save and etcd-snapshot-restore into spec.
+void read_snapshot_name(scenario_loader::Context& c, const Json& fault, const std::string& path,
+                        FaultSpec& spec);
 // An "etcdctl" process on each of `nodes` if the scenario has one of those actions.
 void add_etcdctl(World& world, const Scenario& scenario, const std::vector<std::string>& nodes);
 // "standby": nodes with an etcd process that is not in the initial cluster; false on error.

@@ -8,6 +8,8 @@
 //   {"at": "20s", "kind": "etcd-compact", "node": "n1", "keep": 0}   status, then compact
 //   {"at": "21s", "kind": "etcd-defrag", "node": "n1"}               Maintenance Defragment
 //   {"at": "30s", "kind": "etcd-alarm-disarm", "node": "n1"}         alarm list + disarm
+//   {"at": "40s", "kind": "etcd-snapshot-save", "node": "n1", "name": "backup"}
+//                              Maintenance Snapshot into the world's snapshot store as "backup"
 //
 // Each takes "timeout", the client's deadline per call (etcdctl's --command-timeout,
 // default 5s). A scenario with any of them gets an "etcdctl" process on every etcd node.
@@ -36,13 +38,14 @@ constexpr std::int64_t kMaxKeys = 100'000'000;  // 8 digits
 
 bool is_ops_kind(std::string_view kind) {
   return kind == "etcd-fill" || kind == "etcd-compact" || kind == "etcd-defrag" ||
-         kind == "etcd-alarm-disarm";
+         kind == "etcd-alarm-disarm" || kind == "etcd-snapshot-save";
 }
 
 etcd::EtcdctlOp op_of(std::string_view kind) {
   if (kind == "etcd-fill") return etcd::EtcdctlOp::fill;
   if (kind == "etcd-compact") return etcd::EtcdctlOp::compact;
   if (kind == "etcd-defrag") return etcd::EtcdctlOp::defrag;
+  if (kind == "etcd-snapshot-save") return etcd::EtcdctlOp::snapshot_save;
   HASIM_ASSERT(kind == "etcd-alarm-disarm");
   return etcd::EtcdctlOp::alarm_disarm;
 }
@@ -113,13 +116,16 @@ void read_ops(Context& c, const Json& f, const std::string& path, FaultSpec& spe
                                        spec.timeout);
   if (spec.kind == "etcd-fill") read_fill(c, f, path, spec);
   if (spec.kind == "etcd-compact") read_int(c, f, path, "keep", 0, kMaxKeep, spec.keep);
+  if (spec.kind == "etcd-snapshot-save") read_snapshot_name(c, f, path, spec);
 }
 
 // At the fault's time: the member's node (the role's holder now), and the command posted
 // to the etcdctl beside it.
 void apply_ops(World& world, const Scenario&, const FaultSpec& fault, const BuildState& built) {
   const NodeTargets nodes = node_targets(world, fault, built);
-  world.at(TrueTime{fault.at.ns}, [&world, fault, nodes] {
+  const EtcdWiring* wiring = built.get<EtcdWiring>();
+  HASIM_ASSERT(wiring != nullptr && wiring->snapshots != nullptr);
+  world.at(TrueTime{fault.at.ns}, [&world, fault, nodes, store = wiring->snapshots] {
     const std::vector<NodeId> targets = nodes();
     if (targets.empty()) return;  // an unresolved role, traced
     const std::string node = world.node_name(targets.front());
@@ -127,6 +133,15 @@ void apply_ops(World& world, const Scenario&, const FaultSpec& fault, const Buil
     if (!client) {
       world.trace_fault(etcd::trace_kind::kEtcdctl, node,
                         {{"op", fault.kind}, {"result", std::string("no etcd member on node")}});
+      return;
+    }
+    // An etcdctl whose node is down runs nothing; a snapshot the operator asked for says so.
+    if (fault.kind == "etcd-snapshot-save" &&
+        world.process_state(*client) != ProcessState::running) {
+      world.trace_fault(etcd::trace_kind::kEtcdctl, node,
+                        {{"op", std::string("snapshot")},
+                         {"name", fault.snapshot_name},
+                         {"result", std::string("etcdctl not running (node down)")}});
       return;
     }
     auto command = std::make_shared<etcd::EtcdctlCommand>();
@@ -139,6 +154,8 @@ void apply_ops(World& world, const Scenario&, const FaultSpec& fault, const Buil
     command->every = fault.every;
     command->keys = fault.keys;
     command->keep = fault.keep;
+    command->name = fault.snapshot_name;
+    command->store = store;
     world.post(*client, std::move(command));
   });
 }
@@ -154,6 +171,7 @@ void write_ops(const FaultSpec& f, Json& out) {
     if (f.keys > 0) out["keys"] = f.keys;
   }
   if (f.kind == "etcd-compact" && f.keep > 0) out["keep"] = f.keep;
+  if (f.kind == "etcd-snapshot-save") out["name"] = f.snapshot_name;
 }
 
 std::string describe_ops(const FaultSpec& f) {
@@ -167,6 +185,9 @@ std::string describe_ops(const FaultSpec& f) {
   if (f.kind == "etcd-compact") {
     return "etcd-compact of " + member + " keeping " + std::to_string(f.keep) + " revisions";
   }
+  if (f.kind == "etcd-snapshot-save") {
+    return "etcd-snapshot-save of " + member + " as \"" + f.snapshot_name + "\"";
+  }
   return f.kind + " of " + member;
 }
 
@@ -175,7 +196,7 @@ std::string describe_ops(const FaultSpec& f) {
 std::vector<FaultKind> etcd_ops_fault_kinds() {
   std::vector<FaultKind> kinds;
   for (const std::string_view name :
-       {"etcd-fill", "etcd-compact", "etcd-defrag", "etcd-alarm-disarm"}) {
+       {"etcd-fill", "etcd-compact", "etcd-defrag", "etcd-alarm-disarm", "etcd-snapshot-save"}) {
     kinds.push_back({name, read_ops, apply_ops, write_ops, describe_ops, std::nullopt});
   }
   return kinds;
@@ -188,6 +209,7 @@ std::vector<KeySet> etcd_ops_key_sets() {
       {"fault:etcd-compact", {"at", "kind", "node", "role", "timeout", "keep"}},
       {"fault:etcd-defrag", {"at", "kind", "node", "role", "timeout"}},
       {"fault:etcd-alarm-disarm", {"at", "kind", "node", "role", "timeout"}},
+      {"fault:etcd-snapshot-save", {"at", "kind", "node", "role", "timeout", "name"}},
   };
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/etcd/member.hpp"
+#include "models/etcd/snapshot_restore.hpp"
 
 namespace hasim {
 
@@ -28,6 +29,9 @@ struct EtcdWiring {
   static constexpr std::string_view kSection = "etcd";
   std::shared_ptr<RaftLeaderTracker> leaders;
   std::vector<std::string> processes;  // "node/etcd" by raft ID - 1: members, then standby
+  // Where etcd-snapshot-save puts its files and etcd-snapshot-restore reads them: the
+  // operator's disk or object storage, outside every node (scenarios/etcd/snapshot_faults.cpp).
+  std::shared_ptr<etcd::SnapshotStore> snapshots;
 };
 
 }  // namespace hasim

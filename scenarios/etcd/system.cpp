@@ -185,6 +185,7 @@ void add_members(World& world, const Scenario& scenario, BuildState& built) {
   }
   EtcdWiring wiring;
   wiring.leaders = std::make_shared<RaftLeaderTracker>();
+  wiring.snapshots = std::make_shared<etcd::SnapshotStore>();
   for (const std::string& name : nodes) wiring.processes.push_back(name + "/etcd");
   world.trace().add_observer(wiring.leaders.get());
   world.keep_alive(wiring.leaders);
@@ -237,6 +238,8 @@ const ScenarioSystem& etcd_scenario_system() {
     s.fault_kinds.push_back(etcd_ack_power_loss_kind());
     for (FaultKind& kind : etcd_ops_fault_kinds()) s.fault_kinds.push_back(kind);
     for (KeySet& set : etcd_ops_key_sets()) s.key_sets.push_back(std::move(set));
+    s.fault_kinds.push_back(etcd_snapshot_restore_kind());
+    s.key_sets.push_back(etcd_snapshot_restore_keys());
     s.read = read_etcd;
     s.processes_on = processes_on;
     s.process_origin = "\"etcd\" (\"etcd\" on each of its members)";
