@@ -27,13 +27,8 @@
 namespace {
 
 using hasim::bench::Figures;
+using hasim::bench::print;
 
-void print(const char* how, const Figures& f) {
-  std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
-              " (best %.0fx)\n",
-              how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
-              f.simulated / f.best);
-}
 
 }  // namespace
 

@@ -59,4 +59,12 @@ inline Figures measure(int runs, const std::function<std::optional<RunStats>()>&
   return f;
 }
 
+// One way's line: the median's wall time, simulated s per wall s and events/s, and the best.
+inline void print(const char* how, const Figures& f) {
+  std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
+              " (best %.0fx)\n",
+              how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
+              f.simulated / f.best);
+}
+
 }  // namespace hasim::bench

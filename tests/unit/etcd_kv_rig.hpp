@@ -26,6 +26,17 @@ struct KvAnswer {
   std::shared_ptr<const etcd::KvResponse> response;
 };
 
+// The trace events of one kind, in order.
+struct KindLog final : hasim::TraceObserver {
+  explicit KindLog(std::string_view k) : kind(k) {}
+  void on_event(const hasim::TraceEvent& event) override {
+    if (event.kind == kind) events.emplace_back(event);
+  }
+  bool wants(std::string_view k) const override { return k == kind; }
+  std::string_view kind;
+  std::vector<hasim::StoredTraceEvent> events;
+};
+
 class KvRig {
  public:
   explicit KvRig(etcd::EtcdConfig config = {}, std::uint64_t seed = 1);

@@ -36,16 +36,6 @@ const KvAnswer& answer(const KvRig& rig, std::uint64_t id) {
 
 std::int64_t took_ms(const KvAnswer& a) { return (a.at_ns - a.sent_ns) / 1'000'000; }
 
-// The trace events of one kind, in order.
-struct KindLog final : TraceObserver {
-  explicit KindLog(std::string_view k) : kind(k) {}
-  void on_event(const TraceEvent& event) override {
-    if (event.kind == kind) events.emplace_back(event);
-  }
-  bool wants(std::string_view k) const override { return k == kind; }
-  std::string_view kind;
-  std::vector<StoredTraceEvent> events;
-};
 
 }  // namespace
 

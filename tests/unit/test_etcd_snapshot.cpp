@@ -36,15 +36,6 @@ const etcd::KvResponse& ok_answer(const KvRig& rig, std::uint64_t id) {
   return *a->response;
 }
 
-struct KindLog final : TraceObserver {
-  explicit KindLog(std::string_view k) : kind(k) {}
-  void on_event(const TraceEvent& event) override {
-    if (event.kind == kind) events.emplace_back(event);
-  }
-  bool wants(std::string_view k) const override { return k == kind; }
-  std::string_view kind;
-  std::vector<StoredTraceEvent> events;
-};
 
 // A snapshot of members' store as saved by call `id`.
 etcd::EtcdSnapshot saved(const KvRig& rig, std::uint64_t id) {
