@@ -39,7 +39,8 @@ using hasim::bench::peak_rss_mb;
 
 const std::vector<std::string> kProperties{"edge-converges:120s", "single-serving"};
 
-void print(const char* how, const Figures& f) {
+// hasim::bench::print with the peak RSS after each way.
+void print_with_rss(const char* how, const Figures& f) {
   std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
               " (best %.0fx), peak RSS so far %.1f MB\n",
               how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
@@ -95,9 +96,9 @@ int main(int argc, char** argv) {
   std::printf("1,000 edge nodes x 10 pods (30,000 objects), hot standby v1.5, one leader crash, "
               "%.0f s simulated, %llu events\n",
               any.simulated, static_cast<unsigned long long>(any.events));
-  if (wanted("run")) print("run", run);
-  if (wanted("trial")) print("trial", trial_figures);
-  if (wanted("bare")) print("bare", bare);
+  if (wanted("run")) print_with_rss("run", run);
+  if (wanted("trial")) print_with_rss("trial", trial_figures);
+  if (wanted("bare")) print_with_rss("bare", bare);
   std::printf("  peak RSS of the whole process %.1f MB (target <= 200 MB: %s)\n", rss_mb,
               rss_mb <= 200.0 ? "met" : "NOT met");
   const auto verdict = [](const Figures& f) {
