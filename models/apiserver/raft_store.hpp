@@ -106,7 +106,6 @@ class RaftStore final : public Store {
   std::uint64_t cache_revision_ = 0;  // the revision the cache has seen up to
   std::uint64_t cache_floor_ = 0;     // every event after it is in events_
   std::deque<StoreEvent> events_;
-  std::optional<ProcessId> subscriber_;
   // The etcd watch: its id, endpoint, and the keepalive ping in flight.
   std::uint64_t watch_id_ = 0;
   bool watching_ = false;

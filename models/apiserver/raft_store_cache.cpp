@@ -186,7 +186,9 @@ void RaftStore::on_store_timer(std::uint64_t local) {
   }
 }
 
-void RaftStore::subscribe(ProcessId subscriber) { subscriber_ = subscriber; }
+// Nothing to record: the apiserver pulls events itself after every message or timer this
+// store takes (ApiServer::store_moved), so there is nobody to wake.
+void RaftStore::subscribe(ProcessId) {}
 
 bool RaftStore::events_after(std::uint64_t after, std::vector<StoreEvent>& out) const {
   // Until its first list the cache has no history to serve a watch from: kube-apiserver's
