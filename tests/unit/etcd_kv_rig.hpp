@@ -2,6 +2,8 @@
 // A 3-member etcd world (n1..n3, each member on its own disk) and a scripted client on node
 // "c" that sends KvRequests at fixed times to a member chosen when the call goes out, and
 // records every KvResponse with its arrival time. For the KV server tests.
+#include <catch2/catch.hpp>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -94,5 +96,15 @@ namespace hasim::testing {
 std::shared_ptr<etcd::KvRequest> kv_defragment(std::uint64_t id);
 std::shared_ptr<etcd::KvRequest> kv_alarm(std::uint64_t id, etcd::mvcc::AlarmAction action,
                                           std::uint64_t member = 0);
+
+// The answer to call `id`: it must have come and succeeded, or the test stops.
+inline const etcd::KvResponse& ok_answer(const KvRig& rig, std::uint64_t id) {
+  const KvAnswer* a = rig.answer(id);
+  INFO("call " << id);
+  REQUIRE(a != nullptr);
+  INFO("error: " << a->response->error);
+  REQUIRE(a->response->ok());
+  return *a->response;
+}
 
 }  // namespace hasim::testing

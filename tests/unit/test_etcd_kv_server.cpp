@@ -14,14 +14,6 @@ namespace {
 
 constexpr std::int64_t kElected = 3'000;  // ms: a leader is elected well before
 
-const etcd::KvResponse& ok_answer(const KvRig& rig, std::uint64_t id) {
-  const KvAnswer* a = rig.answer(id);
-  REQUIRE(a != nullptr);
-  INFO("call " << id << ": " << a->response->error);
-  REQUIRE(a->response->ok());
-  return *a->response;
-}
-
 std::string error_of(const KvRig& rig, std::uint64_t id) {
   const KvAnswer* a = rig.answer(id);
   REQUIRE(a != nullptr);

@@ -19,14 +19,6 @@ namespace {
 constexpr std::int64_t kElected = 3'000;  // ms: a leader is elected well before
 constexpr std::string_view kNoSpace = "etcdserver: mvcc: database space exceeded";
 
-const etcd::KvResponse& ok_answer(const KvRig& rig, std::uint64_t id) {
-  const KvAnswer* a = rig.answer(id);
-  REQUIRE(a != nullptr);
-  INFO("call " << id << ": " << a->response->error);
-  REQUIRE(a->response->ok());
-  return *a->response;
-}
-
 const KvAnswer& answer(const KvRig& rig, std::uint64_t id) {
   const KvAnswer* a = rig.answer(id);
   INFO("call " << id);

@@ -27,15 +27,6 @@ std::shared_ptr<etcd::KvRequest> kv_snapshot(std::uint64_t id) {
   return r;
 }
 
-const etcd::KvResponse& ok_answer(const KvRig& rig, std::uint64_t id) {
-  const KvAnswer* a = rig.answer(id);
-  INFO("call " << id);
-  REQUIRE(a != nullptr);
-  INFO("error: " << a->response->error);
-  REQUIRE(a->response->ok());
-  return *a->response;
-}
-
 
 // A snapshot of members' store as saved by call `id`.
 etcd::EtcdSnapshot saved(const KvRig& rig, std::uint64_t id) {
