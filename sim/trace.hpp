@@ -5,6 +5,7 @@
 // structured event to observers (properties). The hash of a run is therefore the hash of its JSON
 // Lines trace, byte for byte. Field order is the order the emitter gave; no pointers, no wall
 // clock.
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <span>
@@ -99,6 +100,7 @@ class TraceWriter {
     observers_.push_back(observer);
     observers_want_messages_ = observers_want_messages_ || observer->wants(trace_kind::kRecv);
     by_kind_.clear();
+    recent_ = {};
   }
   // Keep every line in memory, up to `limit` lines (to name the first differing event).
   void capture_all(std::size_t limit) { capture_limit_ = limit; }
@@ -124,12 +126,25 @@ class TraceWriter {
   // only the kinds it wants (TraceObserver::wants, fixed for a run), so a run with many
   // properties does not call each of them for every event.
   const std::vector<TraceObserver*>& observers_for(std::string_view kind) const;
+  const std::vector<TraceObserver*>& observers_in_map(std::string_view kind) const;
   std::FILE* file_ = nullptr;
   TraceHash hash_;
-  std::string line_;
+  std::string line_;  // the line being formatted: kept at its high-water size (format_into)
   std::vector<TraceObserver*> observers_;
   // observers_for's cache, by kind; each entry keeps observers_'s order.
   mutable std::map<std::string, std::vector<TraceObserver*>, std::less<>> by_kind_;
+  // In front of by_kind_: the last kinds looked up, keyed by the kind's characters' address
+  // and length. Kinds are string literals, so each call site passes the same address every
+  // time; a hit returns what the map would (a miss, e.g. the same text at another address,
+  // just asks the map), so the address decides only how fast, never what. Map entries never
+  // move, so the cached pointers stay valid until add_observer clears both.
+  struct RecentKind {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    const std::vector<TraceObserver*>* observers = nullptr;
+  };
+  mutable std::array<RecentKind, 16> recent_{};
+  mutable std::size_t recent_next_ = 0;
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
   bool hashing_ = true;
