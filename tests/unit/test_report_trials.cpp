@@ -6,6 +6,7 @@
 #include <rapidcheck/catch.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -178,10 +179,22 @@ TEST_CASE("run_trials on an empty range runs nothing", "[report][trials]") {
 TEST_CASE("an exception thrown by a trial reaches the caller", "[report][trials]") {
   for (const unsigned jobs : {1u, 4u}) {
     std::atomic<std::uint64_t> calls{0};
+    std::atomic<bool> thrown{false};
     const auto run = [&] {
       run_trials<int>(0, 100'000, jobs, [&](std::uint64_t i) {
         ++calls;
-        if (i == 37) throw std::runtime_error("trial 37 failed");
+        if (i == 37) {
+          thrown = true;
+          throw std::runtime_error("trial 37 failed");
+        }
+        // A trial claimed after 37 lasts until 37 has thrown, and then long enough (100 ms)
+        // for the unwinding to reach run_trials, so how fast trials are, or how threads are
+        // scheduled, cannot finish the range first: at most one trial per other worker
+        // runs after the failure.
+        if (i > 37) {
+          while (!thrown) std::this_thread::yield();
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
         return 1;
       });
     };
