@@ -138,7 +138,7 @@ class EtcdMember final : public Process {
   void start_ready(Env& env);
   void write_ready(Env& env, const raft::Ready& rd);
   void finish_ready(Env& env);
-  void send(Env& env, std::vector<raft::Message> messages);
+  void send(Env& env, std::vector<raft::Message>& messages);
   void send_vote_requests(Env& env, std::vector<raft::Message>& messages);
   void apply(Env& env, const std::vector<raft::Entry>& entries);
   void install(const raft::Snapshot& snapshot);
