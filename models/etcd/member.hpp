@@ -97,7 +97,9 @@ struct EtcdConfig {
 // `cluster` is rafthttp's X-Etcd-Cluster-ID header: the sender's cluster ID (0: the cluster
 // the scenario bootstrapped; a restore makes a new one, models/etcd/snapshot_restore.hpp).
 struct RaftMessage final : MessageBody {
-  explicit RaftMessage(raft::Message m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
+  // By reference: the message moves once, into the body (several per simulated event).
+  explicit RaftMessage(raft::Message&& m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
+  explicit RaftMessage(const raft::Message& m, std::uint64_t c = 0) : message(m), cluster(c) {}
   std::string_view type() const override { return raft::name(message.type); }
   raft::Message message;
   std::uint64_t cluster = 0;

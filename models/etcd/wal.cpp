@@ -213,8 +213,10 @@ void WalEncoder::encode(const raft::HardState& state) {
 }
 
 std::string WalEncoder::flush() {
-  std::string out;
-  out.swap(buffer_);
+  // Copied out at its exact size, so that buffer_ keeps its capacity for the next Save's
+  // frames (handing buffer_ itself out made every Save grow a new one a few times).
+  std::string out(buffer_);
+  buffer_.clear();
   HASIM_ASSERT(buffer_.empty());
   return out;
 }
