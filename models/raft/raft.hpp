@@ -82,7 +82,7 @@ class Raft {
   std::vector<Message> pendingReadIndexMessages;
 
  private:
-  void send(Message m);
+  void send(Message&& m);  // by reference: a message moves once, into msgs
   void send_append(PeerId to);
   bool maybe_send_append(PeerId to, bool sendIfEmpty);
   bool maybe_send_snapshot(PeerId to, Progress& pr);
@@ -103,7 +103,7 @@ class Raft {
   bool has_unapplied_conf_changes();
   void campaign(CampaignType t);
   TallyResult poll(PeerId from, MessageType t, bool v);
-  RaftError step_message(Message m);
+  RaftError step_message(Message& m);
   bool step_term_check(const Message& m);
   void step_vote(const Message& m);
   RaftError step_by_role(Message& m);

@@ -113,13 +113,13 @@ bool Raft::step_term_check(const Message& m) {
 
 RaftError Raft::step(Message m) {
   const Term before = term;
-  const RaftError err = step_message(std::move(m));
+  const RaftError err = step_message(m);
   HASIM_ASSERT(term >= before);  // terms only grow
   assert_invariants();
   return err;
 }
 
-RaftError Raft::step_message(Message m) {
+RaftError Raft::step_message(Message& m) {
   if (!step_term_check(m)) return RaftError::Ok;
   switch (m.type) {
     case MessageType::MsgHup:
