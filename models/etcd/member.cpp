@@ -1,6 +1,7 @@
 #include "models/etcd/member.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <typeinfo>
 
 #include "models/etcd/trace_entries.hpp"
@@ -226,8 +227,13 @@ void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message
 
 void EtcdMember::propose(Env& env) {
   const std::uint64_t seq = ++proposals_;
-  const raft::RaftError err =
-      node_->propose("m" + std::to_string(id_) + "-" + std::to_string(seq));
+  // "m<id>-<seq>", built on the stack (std::to_string's digits, without its temporaries).
+  char digits[20];  // any 64-bit value
+  std::string data(1, 'm');
+  data.append(digits, std::to_chars(digits, digits + sizeof digits, id_).ptr);
+  data.push_back('-');
+  data.append(digits, std::to_chars(digits, digits + sizeof digits, seq).ptr);
+  const raft::RaftError err = node_->propose(std::move(data));
   if (!env.tracing(trace_kind::kPropose)) return;
   env.trace(trace_kind::kPropose,
             {{"member", i64(id_)},

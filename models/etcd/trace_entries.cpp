@@ -7,9 +7,21 @@
 namespace hasim::etcd {
 namespace {
 
+// 16 hex digits, built on the stack and appended at once (a persist or apply event of every
+// Ready carries these).
 void put_hex(std::string& out, std::uint64_t value) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kDigits[(value >> shift) & 0xf]);
+  char digits[16];
+  for (int i = 0; i < 16; ++i) digits[i] = kDigits[(value >> (60 - 4 * i)) & 0xf];
+  out.append(digits, sizeof digits);
+}
+
+// The decimal digits std::to_string gives, without its temporary string.
+void put_decimal(std::string& out, std::uint64_t value) {
+  char digits[20];
+  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
+  (void)error;  // 20 digits hold any 64-bit value
+  out.append(digits, end);
 }
 
 std::optional<std::uint64_t> parse(std::string_view text, int base) {
@@ -31,7 +43,7 @@ std::string encode_trace_entries(const std::vector<raft::Entry>& entries) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (i == 0 || entries[i].term != entries[i - 1].term) {
       if (i != 0) out.push_back(' ');
-      out += std::to_string(entries[i].term);
+      put_decimal(out, entries[i].term);
       out.push_back(':');
     } else {
       out.push_back(',');

@@ -42,6 +42,9 @@ class Raft {
   HardState hard_state() const { return HardState{term, vote, raftLog.committed}; }
 
   RaftError step(Message m);  // Step
+  // Step on a message the caller gives up (left moved from or changed): RawNode's, which
+  // spares the by-value copy of step a move per message.
+  RaftError step_taken(Message& m);
   void tick();                // r.tick: tickElection or tickHeartbeat by role
   void applied_to(Index index, std::uint64_t size);
   void applied_snap(const Snapshot& snap);

@@ -111,7 +111,9 @@ bool Raft::step_term_check(const Message& m) {
   return true;
 }
 
-RaftError Raft::step(Message m) {
+RaftError Raft::step(Message m) { return step_taken(m); }
+
+RaftError Raft::step_taken(Message& m) {
   const Term before = term;
   const RaftError err = step_message(m);
   HASIM_ASSERT(term >= before);  // terms only grow

@@ -85,7 +85,7 @@ RaftError RawNode::propose(std::string data) {
   e.data = std::move(data);
   e.dataSet = true;  // []byte(data): set even when empty (it counts in the entry's size)
   m.entries.push_back(std::move(e));
-  return raft_->step(std::move(m));
+  return raft_->step_taken(m);
 }
 
 RaftError RawNode::propose_conf_change(const ConfChangeI& cc) {
@@ -104,7 +104,7 @@ RaftError RawNode::step(Message m) {
       raft_->trk.progress.find(m.from) == raft_->trk.progress.end()) {
     return RaftError::ErrStepPeerNotFound;
   }
-  return raft_->step(std::move(m));
+  return raft_->step_taken(m);
 }
 
 Ready RawNode::ready() {
@@ -269,7 +269,7 @@ void RawNode::advance(const Ready&) {
   // (stepping never accepts a Ready, so nothing is added to stepsOnAdvance_ meanwhile).
   advancing_.clear();
   advancing_.swap(stepsOnAdvance_);
-  for (Message& m : advancing_) (void)raft_->step(std::move(m));
+  for (Message& m : advancing_) (void)raft_->step_taken(m);
   advancing_.clear();
 }
 

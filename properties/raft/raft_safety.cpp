@@ -97,7 +97,9 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
     const auto entries = etcd::decode_trace_entries(u64(event.int_field("first")),
                                                     event.string_field("ents"));
     if (!entries) return false;
-    for (const auto& e : to_log(*entries)) checker_.on_apply(member, e);
+    for (const etcd::TracedEntry& e : *entries) {
+      checker_.on_apply(member, raft_safety::LogEntry{e.index, e.term, e.payload});
+    }
   }
   return true;
 }
