@@ -56,25 +56,32 @@ std::string encode_trace_entries(const std::vector<raft::Entry>& entries) {
 std::optional<std::vector<TracedEntry>> decode_trace_entries(std::uint64_t first,
                                                              std::string_view text) {
   std::vector<TracedEntry> out;
+  if (!decode_trace_entries(first, text, out)) return std::nullopt;
+  return out;
+}
+
+bool decode_trace_entries(std::uint64_t first, std::string_view text,
+                          std::vector<TracedEntry>& out) {
+  out.clear();
   while (!text.empty()) {
     const std::size_t space = text.find(' ');
     const std::string_view run = text.substr(0, space);
     text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
     const std::size_t colon = run.find(':');
-    if (colon == std::string_view::npos) return std::nullopt;
+    if (colon == std::string_view::npos) return false;
     const auto term = parse(run.substr(0, colon), 10);
-    if (!term) return std::nullopt;
+    if (!term) return false;
     std::string_view hashes = run.substr(colon + 1);
     while (true) {
       const std::size_t comma = hashes.find(',');
       const auto hash = parse(hashes.substr(0, comma), 16);
-      if (!hash) return std::nullopt;
+      if (!hash) return false;
       out.push_back(TracedEntry{first + out.size(), *term, *hash});
       if (comma == std::string_view::npos) break;
       hashes = hashes.substr(comma + 1);
     }
   }
-  return out;
+  return true;
 }
 
 }  // namespace hasim::etcd

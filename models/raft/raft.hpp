@@ -120,7 +120,7 @@ class Raft {
   RaftError step_candidate(Message& m);
   RaftError step_follower(Message& m);
   void forward_to_leader(Message& m, std::string_view what);
-  void handle_append_entries(const Message& m);
+  void handle_append_entries(Message& m);  // takes m.entries
   void handle_heartbeat(const Message& m);
   void handle_snapshot(const Message& m);
   bool restore(const Snapshot& s);

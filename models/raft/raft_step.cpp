@@ -316,7 +316,9 @@ void Raft::forward_to_leader(Message& m, std::string_view what) {
   send(std::move(m));
 }
 
-void Raft::handle_append_entries(const Message& m) {
+// Takes m's entries (into the log slice, which the log copies from): the message is Step's
+// own and nothing reads its entries after.
+void Raft::handle_append_entries(Message& m) {
   // Entries at or below our commit index are known to match; say where we stand.
   if (m.index < raftLog.committed) {
     Message r = reply(m, MessageType::MsgAppResp);
@@ -325,7 +327,7 @@ void Raft::handle_append_entries(const Message& m) {
     return;
   }
   // logSliceFromMsgApp: the entries with the one before them and the leader's term.
-  const LogSlice a{m.term, EntryID{m.logTerm, m.index}, m.entries};
+  const LogSlice a{m.term, EntryID{m.logTerm, m.index}, std::move(m.entries)};
   if (std::optional<Index> mlastIndex = raftLog.maybe_append(a, m.commit)) {
     Message r = reply(m, MessageType::MsgAppResp);
     r.index = *mlastIndex;
