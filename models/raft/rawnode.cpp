@@ -96,7 +96,7 @@ ConfState RawNode::apply_conf_change(const ConfChangeI& cc) {
   return raft_->apply_conf_change(as_v2(cc));
 }
 
-RaftError RawNode::step(Message m) {
+RaftError RawNode::step(Message&& m) {
   // Local messages (MsgHup, MsgBeat, ...) come only from the node itself or its storage
   // threads; responses only from known peers.
   if (is_local_msg(m.type) && !is_local_msg_target(m.from)) return RaftError::ErrStepLocalMsg;

@@ -46,7 +46,10 @@ class RawNode {
   RaftError propose(std::string data);
   RaftError propose_conf_change(const ConfChangeI& cc);
   ConfState apply_conf_change(const ConfChangeI& cc);
-  RaftError step(Message m);
+  // A message the caller gives up is stepped in place; a kept one is copied first (as the
+  // by-value parameter upstream's Go copy amounts to).
+  RaftError step(Message&& m);
+  RaftError step(const Message& m) { return step(Message(m)); }
 
   Ready ready();
   bool has_ready() const;
