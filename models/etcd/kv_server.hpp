@@ -109,6 +109,11 @@ struct KvOutbox {
   std::vector<std::pair<Duration, std::uint64_t>> timers;
   std::vector<DefragEvent> defrags;  // for the trace
   std::vector<AlarmEvent> alarms;    // for the trace
+  // Nothing to send, set or trace: the member's flush after every event has nothing to do.
+  bool empty() const {
+    return replies.empty() && events.empty() && timers.empty() && defrags.empty() &&
+           alarms.empty();
+  }
 };
 
 class KvServer {

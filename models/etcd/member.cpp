@@ -1,6 +1,7 @@
 #include "models/etcd/member.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <typeinfo>
 
 #include "models/etcd/trace_entries.hpp"
@@ -226,8 +227,13 @@ void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message
 
 void EtcdMember::propose(Env& env) {
   const std::uint64_t seq = ++proposals_;
-  const raft::RaftError err =
-      node_->propose("m" + std::to_string(id_) + "-" + std::to_string(seq));
+  // "m<id>-<seq>", built on the stack (std::to_string's digits, without its temporaries).
+  char digits[20];  // any 64-bit value
+  std::string data(1, 'm');
+  data.append(digits, std::to_chars(digits, digits + sizeof digits, id_).ptr);
+  data.push_back('-');
+  data.append(digits, std::to_chars(digits, digits + sizeof digits, seq).ptr);
+  const raft::RaftError err = node_->propose(std::move(data));
   if (!env.tracing(trace_kind::kPropose)) return;
   env.trace(trace_kind::kPropose,
             {{"member", i64(id_)},
@@ -260,7 +266,7 @@ void EtcdMember::start_ready(Env& env) {
   kv_ready(env, rd);
   // "the leader can write to its disk in parallel with replicating to the followers and
   // then writing to their disks" (raft thesis 10.2.1): the leader sends first.
-  if (leader_ || config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
+  if (leader_ || config_.unsafeAckBeforeFsync) send(env, rd.messages);
   if (config_.paper() && !leader_) send_vote_requests(env, rd.messages);
   write_ready(env, rd);
   if (pending_ready_ == 0 || config_.unsafeAckBeforeFsync) finish_ready(env);
@@ -280,8 +286,8 @@ void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
   }
   // wal.go Save: the entries, then the HardState, into the encoder; then, if raft.MustSync,
   // wal.sync: flush and fdatasync. A commit-only HardState waits in the buffer.
-  for (const raft::Entry& e : rd.entries) encoder_.encode(entry_record(e));
-  if (rd.hardState) encoder_.encode(state_record(*rd.hardState));
+  for (const raft::Entry& e : rd.entries) encoder_.encode(e);
+  if (rd.hardState) encoder_.encode(*rd.hardState);
   if (encoder_.empty() || !(sync || config_.unsafeAckBeforeFsync)) return;
   const std::string segment = wal_segment_name(current_segment());
   append(env, segment, encoder_.flush(), kReadyIo);
@@ -302,16 +308,15 @@ void EtcdMember::finish_ready(Env& env) {
     env.trace(trace_kind::kInstall,
               {{"member", i64(id_)}, {"index", i64(m.index)}, {"term", i64(m.term)}});
   }
+  if (rd.hardState) hardState_ = *rd.hardState;
+  // Traced before the entries move into the storage (MemoryStorage keeps them).
+  trace_persist(env, rd);
   if (!rd.entries.empty()) {
-    const raft::StorageError err = storage_.append(rd.entries);
+    const raft::StorageError err = storage_.append(std::move(rd.entries));
     HASIM_ASSERT(err == raft::StorageError::Ok);
   }
-  if (rd.hardState) {
-    storage_.set_hard_state(*rd.hardState);
-    hardState_ = *rd.hardState;
-  }
-  trace_persist(env, rd);
-  if (!leader_ && !config_.unsafeAckBeforeFsync) send(env, std::move(rd.messages));
+  if (rd.hardState) storage_.set_hard_state(*rd.hardState);
+  if (!leader_ && !config_.unsafeAckBeforeFsync) send(env, rd.messages);
   if (!applies_stalled()) {
     apply(env, rd.committedEntries);
   } else if (!rd.committedEntries.empty()) {
@@ -320,6 +325,7 @@ void EtcdMember::finish_ready(Env& env) {
     stalled_.push_back(StalledApply{std::nullopt, std::move(rd.committedEntries)});
   }
   node_->advance(rd);
+  node_->recycle(std::move(rd.messages));  // sent (by start_ready or above): empty
   ready_.reset();
   phase_ = Phase::idle;
 }
@@ -339,10 +345,11 @@ void EtcdMember::send_vote_requests(Env& env, std::vector<raft::Message>& messag
     (vote ? votes : rest).push_back(std::move(m));
   }
   messages = std::move(rest);
-  send(env, std::move(votes));
+  send(env, votes);
 }
 
-void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
+// Sends the messages and empties the vector (its capacity goes back to raft: recycle).
+void EtcdMember::send(Env& env, std::vector<raft::Message>& messages) {
   for (raft::Message& m : messages) {
     HASIM_ASSERT(m.to >= 1 && m.to <= peers_.size());
     const raft::PeerId to = m.to;
@@ -360,6 +367,7 @@ void EtcdMember::send(Env& env, std::vector<raft::Message> messages) {
     // loses it, and a lost one is retried after the follower's next probe.
     if (snapshot) node_->report_snapshot(to, raft::SnapshotStatus::SnapshotFinish);
   }
+  messages.clear();
 }
 
 void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
@@ -384,12 +392,13 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
     applied_ = e.index;
   }
   kv_.applied_to(applied_, kvOut_);
-  if (env.tracing(trace_kind::kApply) && kv_.empty()) {
+  const bool traced = env.tracing(trace_kind::kApply);  // asked once: a lookup by kind
+  if (traced && kv_.empty()) {
     env.trace(trace_kind::kApply, {{"member", i64(id_)},
                                    {"first", i64(entries.front().index)},
                                    {"ents", encode_trace_entries(entries)},
                                    {"hash", i64(stateHash_)}});
-  } else if (env.tracing(trace_kind::kApply)) {
+  } else if (traced) {
     // Once clients have written, the store's revision too: quorum-recovery maps the log a
     // member kept to the revisions it holds (properties/etcd_store/quorum_recovery.hpp). A
     // store nobody wrote adds nothing, so request-free runs keep their trace bytes.

@@ -97,7 +97,9 @@ struct EtcdConfig {
 // `cluster` is rafthttp's X-Etcd-Cluster-ID header: the sender's cluster ID (0: the cluster
 // the scenario bootstrapped; a restore makes a new one, models/etcd/snapshot_restore.hpp).
 struct RaftMessage final : MessageBody {
-  explicit RaftMessage(raft::Message m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
+  // By reference: the message moves once, into the body (several per simulated event).
+  explicit RaftMessage(raft::Message&& m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
+  explicit RaftMessage(const raft::Message& m, std::uint64_t c = 0) : message(m), cluster(c) {}
   std::string_view type() const override { return raft::name(message.type); }
   raft::Message message;
   std::uint64_t cluster = 0;
@@ -138,7 +140,7 @@ class EtcdMember final : public Process {
   void start_ready(Env& env);
   void write_ready(Env& env, const raft::Ready& rd);
   void finish_ready(Env& env);
-  void send(Env& env, std::vector<raft::Message> messages);
+  void send(Env& env, std::vector<raft::Message>& messages);
   void send_vote_requests(Env& env, std::vector<raft::Message>& messages);
   void apply(Env& env, const std::vector<raft::Entry>& entries);
   void install(const raft::Snapshot& snapshot);

@@ -88,6 +88,7 @@ void EtcdMember::kv_ready(Env& env, const raft::Ready& rd) {
 }
 
 void EtcdMember::flush_kv(Env& env) {
+  if (kvOut_.empty()) return;  // as after every event of a run without KV clients
   trace_kv_events(env);
   // Bounded by what one event can produce: the server's own queue bounds.
   for (auto& [to, response] : kvOut_.replies) env.send(to, std::move(response));

@@ -28,5 +28,9 @@ struct TracedEntry {
 // The inverse, with the first entry's index; nullopt if `text` is malformed.
 std::optional<std::vector<TracedEntry>> decode_trace_entries(std::uint64_t first,
                                                              std::string_view text);
+// The same into `out` (cleared first, its capacity reused: an observer decodes an event of
+// every Ready); false if `text` is malformed, `out` then holding what came before the fault.
+bool decode_trace_entries(std::uint64_t first, std::string_view text,
+                          std::vector<TracedEntry>& out);
 
 }  // namespace hasim::etcd

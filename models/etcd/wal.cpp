@@ -31,6 +31,23 @@ void put(std::string& out, const std::vector<raft::PeerId>& ids) {
   for (raft::PeerId id : ids) put(out, id);
 }
 
+// An entry's and a HardState's record bytes (encode(WalRecord) below), written straight into
+// `out`: WalEncoder frames the entries and states of every Ready without making a WalRecord.
+void put_entry(std::string& out, const raft::Entry& entry) {
+  out.push_back(kEntry);
+  put(out, entry.term);
+  put(out, entry.index);
+  put(out, static_cast<std::uint64_t>(entry.type));
+  put(out, entry.data);
+}
+
+void put_state(std::string& out, const raft::HardState& state) {
+  out.push_back(kState);
+  put(out, state.term);
+  put(out, state.vote);
+  put(out, state.commit);
+}
+
 // Reads fields in order; any malformed or short field makes the whole read fail.
 class Reader {
  public:
@@ -113,17 +130,10 @@ std::string encode(const WalRecord& record) {
   std::string out;
   switch (record.type) {
     case WalRecord::Type::entry:
-      out.push_back(kEntry);
-      put(out, record.entry.term);
-      put(out, record.entry.index);
-      put(out, static_cast<std::uint64_t>(record.entry.type));
-      put(out, record.entry.data);
+      put_entry(out, record.entry);
       break;
     case WalRecord::Type::state:
-      out.push_back(kState);
-      put(out, record.state.term);
-      put(out, record.state.vote);
-      put(out, record.state.commit);
+      put_state(out, record.state);
       break;
     case WalRecord::Type::snapshot:
       out.push_back(kMarker);
@@ -188,9 +198,25 @@ void WalEncoder::encode(const WalRecord& record) {
   put(buffer_, std::string_view(bytes));
 }
 
+// The same frames as encode(entry_record(entry)) and encode(state_record(state)), built in
+// the reused scratch_ instead of a record and a string per call.
+void WalEncoder::encode(const raft::Entry& entry) {
+  scratch_.clear();
+  put_entry(scratch_, entry);
+  put(buffer_, std::string_view(scratch_));
+}
+
+void WalEncoder::encode(const raft::HardState& state) {
+  scratch_.clear();
+  put_state(scratch_, state);
+  put(buffer_, std::string_view(scratch_));
+}
+
 std::string WalEncoder::flush() {
-  std::string out;
-  out.swap(buffer_);
+  // Copied out at its exact size, so that buffer_ keeps its capacity for the next Save's
+  // frames (handing buffer_ itself out made every Save grow a new one a few times).
+  std::string out(buffer_);
+  buffer_.clear();
   HASIM_ASSERT(buffer_.empty());
   return out;
 }

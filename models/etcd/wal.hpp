@@ -82,12 +82,15 @@ std::optional<SnapRecord> decode_snap_record(std::string_view bytes);
 class WalEncoder {
  public:
   void encode(const WalRecord& record);
+  void encode(const raft::Entry& entry);      // encode(entry_record(entry)), faster
+  void encode(const raft::HardState& state);  // encode(state_record(state)), faster
   bool empty() const { return buffer_.empty(); }
   // The frames buffered since the last flush, as one write; the buffer is empty after.
   std::string flush();
 
  private:
   std::string buffer_;
+  std::string scratch_;  // one record's bytes, before its frame goes into buffer_
 };
 // The records of one write (a disk record of a segment), in order; nullopt if malformed.
 std::optional<std::vector<WalRecord>> decode_wal_write(std::string_view bytes);

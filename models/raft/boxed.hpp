@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -96,6 +98,40 @@ class LazyVector {
 
  private:
   std::unique_ptr<std::vector<T>> items_;
+};
+
+// A string kept behind a pointer, null while empty: Message::context, which only the
+// heartbeats of ReadIndex requests and transfer campaigns fill. Inline, its std::string made
+// every move of a Message copy the short-string buffer (a memcpy call), several moves per
+// message; a null pointer moves as one word. Empty and null compare equal.
+class LazyString {
+ public:
+  LazyString() = default;
+  explicit LazyString(std::string_view text) { *this = text; }
+  LazyString(const LazyString& other) { *this = other; }
+  LazyString(LazyString&&) noexcept = default;
+  LazyString& operator=(const LazyString& other) {
+    if (this != &other) *this = other.view();
+    return *this;
+  }
+  LazyString& operator=(LazyString&&) noexcept = default;
+  LazyString& operator=(std::string_view text) {
+    value_ = text.empty() ? nullptr : std::make_unique<std::string>(text);
+    return *this;
+  }
+
+  bool empty() const { return value_ == nullptr || value_->empty(); }
+  std::size_t size() const { return value_ == nullptr ? 0 : value_->size(); }
+  const std::string& str() const {
+    static const std::string none;
+    return value_ == nullptr ? none : *value_;
+  }
+  std::string_view view() const { return str(); }
+  bool operator==(const LazyString& other) const { return view() == other.view(); }
+  bool operator==(std::string_view other) const { return view() == other; }
+
+ private:
+  std::unique_ptr<std::string> value_;
 };
 
 }  // namespace hasim::raft

@@ -35,6 +35,7 @@ std::optional<Term> Unstable::maybe_term(Index i) const {
 std::vector<Entry> Unstable::next_entries() const {
   HASIM_ASSERT(offset <= offsetInProgress && offsetInProgress - offset <= entries.size());
   const std::size_t inProgress = offsetInProgress - offset;
+  if (inProgress == entries.size()) return {};  // the usual answer: nothing new since
   return std::vector<Entry>(entries.begin() + static_cast<std::ptrdiff_t>(inProgress),
                             entries.end());
 }

@@ -115,7 +115,7 @@ void Raft::assert_invariants() {
   HASIM_ASSERT(randomizedElectionTimeout >= electionTimeout);
 }
 
-void Raft::send(Message m) {
+void Raft::send(Message&& m) {
   if (m.from == None) m.from = id;
   const MessageType t = m.type;
   if (t == MessageType::MsgVote || t == MessageType::MsgVoteResp ||

@@ -42,6 +42,9 @@ class Raft {
   HardState hard_state() const { return HardState{term, vote, raftLog.committed}; }
 
   RaftError step(Message m);  // Step
+  // Step on a message the caller gives up (left moved from or changed): RawNode's, which
+  // spares the by-value copy of step a move per message.
+  RaftError step_taken(Message& m);
   void tick();                // r.tick: tickElection or tickHeartbeat by role
   void applied_to(Index index, std::uint64_t size);
   void applied_snap(const Snapshot& snap);
@@ -82,7 +85,7 @@ class Raft {
   std::vector<Message> pendingReadIndexMessages;
 
  private:
-  void send(Message m);
+  void send(Message&& m);  // by reference: a message moves once, into msgs
   void send_append(PeerId to);
   bool maybe_send_append(PeerId to, bool sendIfEmpty);
   bool maybe_send_snapshot(PeerId to, Progress& pr);
@@ -103,7 +106,7 @@ class Raft {
   bool has_unapplied_conf_changes();
   void campaign(CampaignType t);
   TallyResult poll(PeerId from, MessageType t, bool v);
-  RaftError step_message(Message m);
+  RaftError step_message(Message& m);
   bool step_term_check(const Message& m);
   void step_vote(const Message& m);
   RaftError step_by_role(Message& m);
@@ -117,7 +120,7 @@ class Raft {
   RaftError step_candidate(Message& m);
   RaftError step_follower(Message& m);
   void forward_to_leader(Message& m, std::string_view what);
-  void handle_append_entries(const Message& m);
+  void handle_append_entries(Message& m);  // takes m.entries
   void handle_heartbeat(const Message& m);
   void handle_snapshot(const Message& m);
   bool restore(const Snapshot& s);

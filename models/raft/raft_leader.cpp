@@ -229,7 +229,7 @@ void Raft::step_leader_heartbeat_resp(const Message& m, Progress& pr) {
     send_append(m.from);
   }
   if (readOnly.option != ReadOnlyOption::ReadOnlySafe || m.context.empty()) return;
-  readOnly.recv_ack(m.from, m.context);
+  readOnly.recv_ack(m.from, m.context.str());
   for (ReadIndexRequest& rs : readOnly.maybe_advance(trk.config.voters)) {
     Message resp = response_to_read_index_req(rs.req, rs.index);
     if (resp.to != None) send(std::move(resp));

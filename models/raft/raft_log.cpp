@@ -96,12 +96,6 @@ std::pair<Index, Term> RaftLog::find_conflict_by_term(Index index, Term t) {
 
 std::vector<Entry> RaftLog::next_unstable_ents() const { return unstable.next_entries(); }
 
-bool RaftLog::has_next_unstable_ents() const {
-  return unstable.offsetInProgress - unstable.offset < unstable.entries.size();
-}
-
-bool RaftLog::has_next_or_in_progress_unstable_ents() const { return !unstable.entries.empty(); }
-
 std::vector<Entry> RaftLog::next_committed_ents(bool allowUnstable) {
   // Nothing while the applying budget is spent, nor while a snapshot waits (which comes
   // first would be unclear).
@@ -124,23 +118,7 @@ std::vector<Entry> RaftLog::next_committed_ents(bool allowUnstable) {
   return std::move(ents.value);
 }
 
-bool RaftLog::has_next_committed_ents(bool allowUnstable) const {
-  if (applyingEntsPaused || has_next_or_in_progress_snapshot()) return false;
-  return applying + 1 < max_appliable_index(allowUnstable) + 1;
-}
-
-Index RaftLog::max_appliable_index(bool allowUnstable) const {
-  if (allowUnstable) return committed;
-  return std::min(committed, unstable.offset - 1);
-}
-
 std::optional<Snapshot> RaftLog::next_unstable_snapshot() const { return unstable.next_snapshot(); }
-
-bool RaftLog::has_next_unstable_snapshot() const {
-  return unstable.snapshot.has_value() && !unstable.snapshotInProgress;
-}
-
-bool RaftLog::has_next_or_in_progress_snapshot() const { return unstable.snapshot.has_value(); }
 
 Result<Snapshot> RaftLog::snapshot() {
   if (unstable.snapshot) return {*unstable.snapshot};
@@ -154,8 +132,8 @@ Index RaftLog::first_index() {
   return index.value;
 }
 
-Index RaftLog::last_index() {
-  if (const auto i = unstable.maybe_last_index()) return *i;
+Index RaftLog::last_index_stable() {
+  if (unstable.snapshot) return unstable.snapshot->metadata.index;
   const Result<Index> index = storage->last_index();
   HASIM_ASSERT(index.ok());  // upstream panics on a failing Storage
   return index.value;

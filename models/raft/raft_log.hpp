@@ -2,6 +2,7 @@
 // raftLog (etcd-io/raft log.go): the whole log as raft sees it, stable entries from Storage
 // followed by the unstable ones, with the commit and apply positions:
 //   applied <= applying <= committed, and committed <= last_index().
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -47,19 +48,35 @@ struct RaftLog {
   // that term (0 if unknown).
   std::pair<Index, Term> find_conflict_by_term(Index index, Term term);
   std::vector<Entry> next_unstable_ents() const;
-  bool has_next_unstable_ents() const;
-  bool has_next_or_in_progress_unstable_ents() const;
+  // The small queries below are inline: RawNode::has_ready asks them after every event.
+  bool has_next_unstable_ents() const {
+    return unstable.offsetInProgress - unstable.offset < unstable.entries.size();
+  }
+  bool has_next_or_in_progress_unstable_ents() const { return !unstable.entries.empty(); }
   // nextCommittedEnts: committed entries to apply next (only stable ones unless
   // allowUnstable), within the applying byte budget; none while a snapshot is pending.
   std::vector<Entry> next_committed_ents(bool allowUnstable);
-  bool has_next_committed_ents(bool allowUnstable) const;
-  Index max_appliable_index(bool allowUnstable) const;
+  bool has_next_committed_ents(bool allowUnstable) const {
+    if (applyingEntsPaused || has_next_or_in_progress_snapshot()) return false;
+    return applying + 1 < max_appliable_index(allowUnstable) + 1;
+  }
+  Index max_appliable_index(bool allowUnstable) const {
+    if (allowUnstable) return committed;
+    return std::min(committed, unstable.offset - 1);
+  }
   std::optional<Snapshot> next_unstable_snapshot() const;
-  bool has_next_unstable_snapshot() const;
-  bool has_next_or_in_progress_snapshot() const;
+  bool has_next_unstable_snapshot() const {
+    return unstable.snapshot.has_value() && !unstable.snapshotInProgress;
+  }
+  bool has_next_or_in_progress_snapshot() const { return unstable.snapshot.has_value(); }
   Result<Snapshot> snapshot();
   Index first_index();
-  Index last_index();
+  // unstable.maybe_last_index(), else Storage's; inline, as it is asked several times a step.
+  Index last_index() {
+    if (!unstable.entries.empty()) return unstable.offset + unstable.entries.size() - 1;
+    return last_index_stable();
+  }
+  Index last_index_stable();  // last_index() when no unstable entries are held
   void commit_to(Index tocommit);
   void applied_to(Index i, EntryEncodingSize size);
   void accept_applying(Index i, EntryEncodingSize size, bool allowUnstable);

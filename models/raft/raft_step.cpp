@@ -111,15 +111,17 @@ bool Raft::step_term_check(const Message& m) {
   return true;
 }
 
-RaftError Raft::step(Message m) {
+RaftError Raft::step(Message m) { return step_taken(m); }
+
+RaftError Raft::step_taken(Message& m) {
   const Term before = term;
-  const RaftError err = step_message(std::move(m));
+  const RaftError err = step_message(m);
   HASIM_ASSERT(term >= before);  // terms only grow
   assert_invariants();
   return err;
 }
 
-RaftError Raft::step_message(Message m) {
+RaftError Raft::step_message(Message& m) {
   if (!step_term_check(m)) return RaftError::Ok;
   switch (m.type) {
     case MessageType::MsgHup:
@@ -314,7 +316,9 @@ void Raft::forward_to_leader(Message& m, std::string_view what) {
   send(std::move(m));
 }
 
-void Raft::handle_append_entries(const Message& m) {
+// Takes m's entries (into the log slice, which the log copies from): the message is Step's
+// own and nothing reads its entries after.
+void Raft::handle_append_entries(Message& m) {
   // Entries at or below our commit index are known to match; say where we stand.
   if (m.index < raftLog.committed) {
     Message r = reply(m, MessageType::MsgAppResp);
@@ -323,7 +327,7 @@ void Raft::handle_append_entries(const Message& m) {
     return;
   }
   // logSliceFromMsgApp: the entries with the one before them and the leader's term.
-  const LogSlice a{m.term, EntryID{m.logTerm, m.index}, m.entries};
+  const LogSlice a{m.term, EntryID{m.logTerm, m.index}, std::move(m.entries)};
   if (std::optional<Index> mlastIndex = raftLog.maybe_append(a, m.commit)) {
     Message r = reply(m, MessageType::MsgAppResp);
     r.index = *mlastIndex;

@@ -143,7 +143,7 @@ struct Message {
   Boxed<Snapshot> snapshot;  // a pointer upstream too (models/raft/boxed.hpp says why)
   bool reject = false;
   Index rejectHint = 0;
-  std::string context;
+  LazyString context;  // behind a pointer (models/raft/boxed.hpp says why)
   LazyVector<Message> responses;  // local storage messages: what to deliver when done
   bool operator==(const Message&) const = default;
 };

@@ -85,7 +85,7 @@ RaftError RawNode::propose(std::string data) {
   e.data = std::move(data);
   e.dataSet = true;  // []byte(data): set even when empty (it counts in the entry's size)
   m.entries.push_back(std::move(e));
-  return raft_->step(std::move(m));
+  return raft_->step_taken(m);
 }
 
 RaftError RawNode::propose_conf_change(const ConfChangeI& cc) {
@@ -96,7 +96,7 @@ ConfState RawNode::apply_conf_change(const ConfChangeI& cc) {
   return raft_->apply_conf_change(as_v2(cc));
 }
 
-RaftError RawNode::step(Message m) {
+RaftError RawNode::step(Message&& m) {
   // Local messages (MsgHup, MsgBeat, ...) come only from the node itself or its storage
   // threads; responses only from known peers.
   if (is_local_msg(m.type) && !is_local_msg_target(m.from)) return RaftError::ErrStepLocalMsg;
@@ -104,35 +104,31 @@ RaftError RawNode::step(Message m) {
       raft_->trk.progress.find(m.from) == raft_->trk.progress.end()) {
     return RaftError::ErrStepPeerNotFound;
   }
-  return raft_->step(std::move(m));
+  return raft_->step_taken(m);
 }
 
 Ready RawNode::ready() {
-  // accept_ready clears r.msgs, so they move into the Ready instead of being copied; the
-  // Ready is what ready_without_accept would build, messages in the same order.
-  std::vector<Message> msgs = std::move(raft_->msgs);
-  raft_->msgs.clear();
-  Ready rd = ready_without_accept();
-  if (!rd.messages.empty()) {
-    msgs.insert(msgs.end(), std::make_move_iterator(rd.messages.begin()),
-                std::make_move_iterator(rd.messages.end()));
-  }
-  rd.messages = std::move(msgs);
+  Ready rd = take_ready();
   accept_ready(rd);
-  HASIM_ASSERT(raft_->msgs.empty());
+  HASIM_ASSERT(raft_->msgs.empty() && raft_->msgsAfterAppend.empty());
   return rd;
 }
 
-Ready RawNode::ready_without_accept() const {
+// Upstream's readyWithoutAccept, except that what accept_ready clears anyway (r.msgs, the
+// messages after append) moves into the Ready instead of being copied; the Ready is the same,
+// messages in the same order. r.msgs goes on with the spare buffer's capacity (recycle).
+Ready RawNode::take_ready() {
   Raft& r = *raft_;
   Ready rd;
   rd.entries = r.raftLog.next_unstable_ents();
   rd.committedEntries = r.raftLog.next_committed_ents(apply_unstable_entries());
-  rd.messages = r.msgs;
+  rd.messages.swap(r.msgs);
+  r.msgs.swap(spareMsgs_);
+  HASIM_ASSERT(r.msgs.empty());
   if (SoftState softSt = r.soft_state(); softSt != prevSoftSt_) rd.softState = softSt;
   if (HardState hardSt = r.hard_state(); hardSt != prevHardSt_) rd.hardState = hardSt;
   if (r.raftLog.has_next_unstable_snapshot()) rd.snapshot = r.raftLog.next_unstable_snapshot();
-  rd.readStates = r.readStates;
+  if (!r.readStates.empty()) rd.readStates = r.readStates;
   rd.mustSync = must_sync(r.hard_state(), prevHardSt_, rd.entries.size());
   if (asyncStorageWrites_) {
     if (need_storage_append_msg(rd)) rd.messages.push_back(new_storage_append_msg(rd));
@@ -140,12 +136,17 @@ Ready RawNode::ready_without_accept() const {
   } else {
     // Synchronous storage: the application persists before sending, so the messages that
     // wait for durability go out with this Ready (those to ourselves are stepped on
-    // Advance instead).
-    for (const Message& m : r.msgsAfterAppend) {
-      if (m.to != r.id) rd.messages.push_back(m);
+    // Advance instead, by accept_ready, which skips the moved ones by their `to`).
+    for (Message& m : r.msgsAfterAppend) {
+      if (m.to != r.id) rd.messages.push_back(std::move(m));
     }
   }
   return rd;
+}
+
+void RawNode::recycle(std::vector<Message>&& messages) {
+  messages.clear();
+  if (messages.capacity() > spareMsgs_.capacity()) spareMsgs_.swap(messages);
 }
 
 bool RawNode::need_storage_append_msg(const Ready& rd) const {
@@ -222,8 +223,9 @@ void RawNode::accept_ready(const Ready& rd) {
   if (!rd.readStates.empty()) r.readStates.clear();
   if (!asyncStorageWrites_) {
     if (!stepsOnAdvance_.empty()) r.logger->panic("two accepted Ready structs without call to Advance");
-    for (const Message& m : r.msgsAfterAppend) {
-      if (m.to == r.id) stepsOnAdvance_.push_back(m);
+    // Cleared below: the messages to ourselves move (take_ready moved the others out).
+    for (Message& m : r.msgsAfterAppend) {
+      if (m.to == r.id) stepsOnAdvance_.push_back(std::move(m));
     }
     if (need_storage_append_resp_msg(rd)) stepsOnAdvance_.push_back(new_storage_append_resp_msg(rd));
     if (!rd.committedEntries.empty()) {
@@ -263,9 +265,12 @@ void RawNode::advance(const Ready&) {
   if (asyncStorageWrites_) {
     raft_->logger->panic("Advance must not be called when using AsyncStorageWrites");
   }
-  std::vector<Message> steps = std::move(stepsOnAdvance_);
-  stepsOnAdvance_.clear();
-  for (Message& m : steps) (void)raft_->step(std::move(m));
+  // Stepped from a second buffer, so that both keep their capacity from Ready to Ready
+  // (stepping never accepts a Ready, so nothing is added to stepsOnAdvance_ meanwhile).
+  advancing_.clear();
+  advancing_.swap(stepsOnAdvance_);
+  for (Message& m : advancing_) (void)raft_->step_taken(m);
+  advancing_.clear();
 }
 
 BasicStatus RawNode::basic_status() const {

@@ -46,10 +46,16 @@ class RawNode {
   RaftError propose(std::string data);
   RaftError propose_conf_change(const ConfChangeI& cc);
   ConfState apply_conf_change(const ConfChangeI& cc);
-  RaftError step(Message m);
+  // A message the caller gives up is stepped in place; a kept one is copied first (as the
+  // by-value parameter upstream's Go copy amounts to).
+  RaftError step(Message&& m);
+  RaftError step(const Message& m) { return step(Message(m)); }
 
   Ready ready();
   bool has_ready() const;
+  // Optional: the messages vector of a Ready the application has sent, handed back so that
+  // the messages of later Readys collect in its capacity instead of a new allocation.
+  void recycle(std::vector<Message>&& messages);
   void advance(const Ready& rd);
 
   Status status() const;
@@ -67,7 +73,7 @@ class RawNode {
   const Raft& raft() const { return *raft_; }
 
  private:
-  Ready ready_without_accept() const;
+  Ready take_ready();
   void accept_ready(const Ready& rd);
   bool apply_unstable_entries() const;
   bool need_storage_append_msg(const Ready& rd) const;
@@ -82,6 +88,8 @@ class RawNode {
   SoftState prevSoftSt_;
   HardState prevHardSt_;
   std::vector<Message> stepsOnAdvance_;
+  std::vector<Message> advancing_;  // advance's: stepsOnAdvance_ being stepped
+  std::vector<Message> spareMsgs_;  // recycle's: capacity for the next Ready's messages
 };
 
 // MustSync: whether a Ready's hard state and entries must reach stable storage before its

@@ -94,19 +94,23 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
     checker_.on_snapshot(member, index, u64(event.int_field("term")));
     log.commit = std::max(log.commit, index);
   } else if (event.kind == kind::kApply) {
-    const auto entries = etcd::decode_trace_entries(u64(event.int_field("first")),
-                                                    event.string_field("ents"));
-    if (!entries) return false;
-    for (const auto& e : to_log(*entries)) checker_.on_apply(member, e);
+    if (!etcd::decode_trace_entries(u64(event.int_field("first")), event.string_field("ents"),
+                                    traced_)) {
+      return false;
+    }
+    for (const etcd::TracedEntry& e : traced_) {
+      checker_.on_apply(member, raft_safety::LogEntry{e.index, e.term, e.payload});
+    }
   }
   return true;
 }
 
 bool RaftSafety::append(std::uint64_t member, std::uint64_t first, std::string_view ents) {
   if (ents.empty()) return true;
-  const auto entries = etcd::decode_trace_entries(first, ents);
-  if (!entries) return false;
-  checker_.on_append(member, to_log(*entries));
+  if (!etcd::decode_trace_entries(first, ents, traced_)) return false;
+  entries_.clear();
+  for (const etcd::TracedEntry& e : traced_) entries_.push_back({e.index, e.term, e.payload});
+  checker_.on_append(member, entries_);
   return true;
 }
 

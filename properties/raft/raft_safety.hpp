@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "models/etcd/trace_entries.hpp"
 #include "properties/property.hpp"
 #include "properties/raft/safety_checker.hpp"
 
@@ -45,6 +46,10 @@ class RaftSafety final : public Property {
   std::set<std::string, std::less<>> restored_;  // the nodes whose members are in it
   std::map<std::uint64_t, Member> logs_;
   std::map<std::string, std::uint64_t, std::less<>> members_;  // "node" -> raft ID
+  // Scratch for the entries of one event (decoded, then as the checker's log entries): kept
+  // so that the events of every Ready reuse their capacity.
+  std::vector<etcd::TracedEntry> traced_;
+  std::vector<raft_safety::LogEntry> entries_;
 };
 
 }  // namespace hasim
