@@ -64,6 +64,10 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& check) {
                           "(longer pauses, slower apiservers, faster or slower clocks)");
   check_command->add_option("--max-shrink-steps", check.max_shrink_steps,
                             "candidate runs while shrinking, at most (default 1000)");
+  check_command->add_option("--max-events", check.max_events,
+                            "events per run, at most: a run that reaches it stops and counts as "
+                            "incomplete (default: 20 times the scenario's own run, at least "
+                            "1000000)");
   check_command->add_flag("--stop-at-first", check.stop_at_first,
                           "stop at the first violating run (the same run a full check shrinks)");
   check_command->add_flag("--force", check.force, "overwrite existing output files");

@@ -86,6 +86,10 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
         << args.max_shrink_steps << "\n";
     return kExitBadInput;
   }
+  if (args.max_events && *args.max_events < 1) {
+    err << "hasim: --max-events must be at least 1, found 0\n";
+    return kExitBadInput;
+  }
   CheckOptions options;
   options.runs = args.runs;
   options.seed = args.seed;
@@ -94,6 +98,7 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
   options.within_assumptions = !args.break_assumptions;
   options.max_shrink_steps = args.max_shrink_steps;
   options.stop_at_first = args.stop_at_first;
+  options.max_events = args.max_events;
   if (args.kinds) {
     auto kinds = parse_kinds(*args.kinds, err);
     if (!kinds) return kExitBadInput;

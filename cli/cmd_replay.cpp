@@ -66,6 +66,7 @@ int command_replay(const std::string& path, std::ostream& out, std::ostream& err
       trace_file.empty() ? std::vector<std::string>{} : read_lines(trace_file);
   RunOptions options;
   options.seed = replay.seed;
+  options.max_events = replay.max_events;
   options.capture_lines = 5'000'000;
   const auto result = run_scenario(replay.scenario, options);
   print_summary(replay.scenario, *result, out);

@@ -62,6 +62,7 @@ struct CheckArgs {
   std::optional<std::string> kinds;  // "crash,pause,..."; default every applicable kind
   bool break_assumptions = false;
   int max_shrink_steps = 1000;
+  std::optional<std::uint64_t> max_events;  // per run; unset: 20 x the scenario's own run
   bool stop_at_first = false;
   bool force = false;
   bool quiet = false;  // no progress on stderr

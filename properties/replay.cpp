@@ -20,7 +20,7 @@ std::optional<std::uint64_t> parse_hash(const std::string& text) {
 }
 
 const std::vector<std::string> kReplayKeys{"replayFormat", "hasimVersion", "seed", "scenario",
-                                           "expected"};
+                                           "expected", "maxEvents"};
 const std::vector<std::string> kExpectedKeys{"traceHash", "traceEvents", "checkpoints",
                                              "traceFile", "violated",   "resolvedRoles"};
 
@@ -93,11 +93,16 @@ Json make_replay(const Json& scenario_json, const RunResult& result,
     }
     expected["resolvedRoles"] = roles;
   }
-  return Json{{"replayFormat", kReplayFormat},
+  Json replay{{"replayFormat", kReplayFormat},
               {"hasimVersion", kVersion},
               {"seed", result.seed},
               {"scenario", scenario_json},
               {"expected", expected}};
+  // Only a run that stopped at its budget needs it to be replayed the same.
+  if (result.max_events && result.stats.status == RunStatus::event_limit) {
+    replay["maxEvents"] = *result.max_events;
+  }
+  return replay;
 }
 
 ReplayLoad load_replay_text(std::string_view text, std::string_view source_name) {
@@ -132,6 +137,12 @@ ReplayLoad load_replay_text(std::string_view text, std::string_view source_name)
     }
     if (const Json* seed = reader.required(document, "$", "seed", "1")) {
       replay.seed = reader.unsigned_integer(*seed, "$.seed").value_or(0);
+    }
+    if (const Json* budget = JsonReader::field(document, "maxEvents")) {
+      replay.max_events = reader.unsigned_integer(*budget, "$.maxEvents");
+      if (replay.max_events == std::uint64_t{0}) {
+        reader.error("$.maxEvents", "must be at least 1 (the events the recorded run stopped at)");
+      }
     }
     if (const Json* expected = reader.required(document, "$", "expected", "{...}")) {
       read_expected(reader, *expected, replay);

@@ -24,6 +24,8 @@ struct Replay {
   Json scenario_json;
   Scenario scenario;
   std::uint64_t seed = 0;
+  // The event budget the recorded run stopped at (`hasim check --max-events`), if it did.
+  std::optional<std::uint64_t> max_events;
   std::uint64_t trace_hash = 0;
   std::uint64_t trace_events = 0;
   std::vector<std::uint64_t> checkpoints;

@@ -59,6 +59,8 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
     return std::nullopt;
   }
   world->trace().capture_all(options.capture_lines);
+  if (options.max_events) world->limit_events(*options.max_events);
+  result.max_events = options.max_events;
   std::vector<std::unique_ptr<Property>> properties;
   for (const std::string& spec : scenario.properties) {
     properties.push_back(make_property(spec));

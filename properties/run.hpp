@@ -23,6 +23,8 @@ struct RunOptions {
   // Collect the client history of the etcd store here (`hasim run --history`): every etcd
   // call of the kube-apiservers (properties/etcd_store/history_recorder.hpp).
   linearizability::History* history = nullptr;
+  // Stop after this many events (RunStatus::event_limit) instead of the kernel's own bound.
+  std::optional<std::uint64_t> max_events;
 };
 
 // A fault aimed at a role, and the process the role resolved to when it fired.
@@ -35,6 +37,7 @@ struct ResolvedRole {
 
 struct RunResult {
   std::uint64_t seed = 0;
+  std::optional<std::uint64_t> max_events;  // RunOptions::max_events, if the run had one
   RunStats stats;
   Duration simulated{};
   std::uint64_t trace_hash = 0;

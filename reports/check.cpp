@@ -29,12 +29,29 @@ RunVerdict verdict_of(const RunResult& result) {
   return verdict;
 }
 
-RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uint64_t seed) {
+RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uint64_t seed,
+                    std::uint64_t max_events) {
   RunOptions options;
   options.seed = seed;
+  options.max_events = max_events;
   const auto result = run_scenario(apply_schedule(scenario, schedule), options);
   HASIM_ASSERT(result.has_value());  // no trace file, so it cannot fail
   return verdict_of(*result);
+}
+
+// The scenario's own run (its faults, its seed) sets the scale: a drawn schedule may make a run
+// a few times longer (retries, elections, re-lists), but one twenty times longer is a model
+// caught in a storm (e.g. a raft leader re-sending snapshots to a follower whose unsafe power
+// loss left it ahead of the leader), which would stall the check for hours.
+std::uint64_t default_event_budget(const Scenario& scenario) {
+  const auto own = run_scenario(scenario, RunOptions{});
+  HASIM_ASSERT(own.has_value());  // no trace file, so it cannot fail
+  const std::uint64_t events = std::max<std::uint64_t>(1, own->stats.events);
+  const std::uint64_t budget =
+      events > kMinEventBudget / kDefaultEventBudgetFactor ? events * kDefaultEventBudgetFactor
+                                                           : kMinEventBudget;
+  HASIM_ASSERT(budget >= kMinEventBudget);
+  return budget;
 }
 
 // Runs per batch: enough to keep every thread busy, few enough that schedules stay small.
@@ -82,6 +99,8 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
                 (applicable.empty() ? std::string("none") : join_words(applicable)));
   }
 
+  result.event_budget = options.max_events ? *options.max_events : default_event_budget(scenario);
+
   // Runs go in batches: schedules are drawn on this thread (RapidCheck's generator state is
   // global), run on `jobs` threads, and reduced in run order; memory stays bounded for any
   // number of runs.
@@ -113,7 +132,9 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
     for (const Schedule& s : schedules) count_kinds(s, result);
     const std::vector<RunVerdict> verdicts = run_trials<RunVerdict>(
         begin, end, std::max(1u, options.jobs),
-        [&](std::uint64_t i) { return run_once(scenario, schedules[i - begin], seeds[i - begin]); },
+        [&](std::uint64_t i) {
+          return run_once(scenario, schedules[i - begin], seeds[i - begin], result.event_budget);
+        },
         [&](std::uint64_t done, std::uint64_t) {
           if (options.progress) options.progress(begin + done, options.runs);
         });
@@ -144,7 +165,8 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   failure.shrunk = shrink_schedule(
       failure.original,
       [&](const Schedule& candidate) {
-        return run_once(scenario, candidate, failure.seed).property == failure.property;
+        return run_once(scenario, candidate, failure.seed, result.event_budget).property ==
+               failure.property;
       },
       options.max_shrink_steps);
   failure.minimal = apply_schedule(scenario, failure.shrunk.minimal);
@@ -152,6 +174,7 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   RunOptions rerun;
   rerun.seed = failure.seed;
   rerun.capture_lines = 5'000'000;
+  rerun.max_events = result.event_budget;
   failure.rerun = *run_scenario(failure.minimal, rerun);
   HASIM_ASSERT(verdict_of(failure.rerun).property == failure.property);  // shrinking kept it
   failure.broken_assumptions = broken_assumptions(failure.minimal);

@@ -28,8 +28,15 @@ struct CheckOptions {
   // Stop after the first violating run (runs go in small batches in order, so the run found
   // is still the lowest-indexed violation); the counts then cover the runs made.
   bool stop_at_first = false;
+  // Events per run, at most; a run that reaches it stops and counts as incomplete (its
+  // violations so far still count). Unset: kDefaultEventBudgetFactor times the events of the
+  // scenario's own run, and at least kMinEventBudget.
+  std::optional<std::uint64_t> max_events;
   TrialProgress progress;  // runs done of runs
 };
+
+inline constexpr std::uint64_t kDefaultEventBudgetFactor = 20;
+inline constexpr std::uint64_t kMinEventBudget = 1'000'000;
 
 struct CheckFailure {
   std::uint64_t run = 0;   // index of the first violating run
@@ -47,7 +54,8 @@ struct CheckResult {
   std::vector<FaultChoice> menu;  // the kinds drawn from: applicable and chosen (--kinds)
   std::uint64_t runs = 0;
   std::uint64_t violating_runs = 0;
-  std::uint64_t incomplete_runs = 0;  // stopped by the kernel's event or livelock guard
+  std::uint64_t incomplete_runs = 0;  // stopped by the event budget or the livelock guard
+  std::uint64_t event_budget = 0;     // events per run, at most (CheckOptions::max_events)
   std::map<std::string, std::uint64_t> violations_by_property;
   // Per fault choice, indexed as fault_choices() (properties/check_system.hpp).
   std::vector<std::uint64_t> faults_by_kind;  // faults drawn

@@ -93,8 +93,8 @@ std::string check_summary_text(const CheckResult& r, const CheckOptions& options
   }
   out << "\n";
   if (r.incomplete_runs > 0) {
-    out << "incomplete  " << r.incomplete_runs
-        << " runs stopped at the kernel's event or livelock guard\n";
+    out << "incomplete  " << r.incomplete_runs << " runs stopped at the budget of "
+        << r.event_budget << " events a run (--max-events) or the livelock guard\n";
   }
   if (!r.failure) return out.str();
   const CheckFailure& f = *r.failure;
@@ -132,6 +132,7 @@ Json check_summary_json(const CheckResult& r, const CheckOptions& options,
            {"violatingRuns", r.violating_runs},
            {"violationsByProperty", r.violations_by_property},
            {"incompleteRuns", r.incomplete_runs},
+           {"eventBudget", r.event_budget},
            {"events", r.events}};
   if (r.failure) {
     const CheckFailure& f = *r.failure;
@@ -209,6 +210,7 @@ std::string check_timeline_html(const CheckResult& r, const std::string& scenari
   TimelineRecorder recorder(v.at - seconds(3), v.at + seconds(1));
   RunOptions options;
   options.seed = f.seed;
+  options.max_events = r.event_budget;
   options.hook = [&recorder](World& world) { world.trace().add_observer(&recorder); };
   const auto rerun = run_scenario(f.minimal, options);
   HASIM_ASSERT(rerun && rerun->trace_hash == f.rerun.trace_hash);  // deterministic

@@ -6,6 +6,7 @@
 // Event order: (true time, scheduling sequence). Processes start at time 0 in the order
 // they were added. Fault actions scheduled with at() run in (time, order scheduled), before
 // any later-scheduled event at the same instant.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/assert.hpp"
 #include "sim/clock.hpp"
 #include "sim/disk.hpp"
 #include "sim/id_table.hpp"
@@ -87,6 +89,14 @@ class World {
   // Keeps `object` alive as long as the world: what a builder wires in and its scheduled
   // actions or trace observers refer to (a role resolver's view of who leads).
   void keep_alive(std::shared_ptr<const void> object) { kept_alive_.push_back(std::move(object)); }
+
+  // Lowers the event bound (WorldOptions::max_events) before the run: `hasim check` caps each
+  // of its runs so that one schedule that drives a model into a message storm cannot stall the
+  // whole check.
+  void limit_events(std::uint64_t max_events) {
+    HASIM_ASSERT(max_events > 0);
+    options_.max_events = std::min(options_.max_events, max_events);
+  }
 
   RunStats run_until(TrueTime end);
 

@@ -4,6 +4,7 @@
 // violation, and a correct configuration gives no false violation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -364,4 +365,60 @@ TEST_CASE("a scenario without properties, or no applicable kind, cannot be check
   CHECK(error.find("names no properties") != std::string::npos);
   CHECK(!run_check(base.scenario, options_with(1, {"upgrade-timing"}), &error));
   CHECK(error.find("can take") != std::string::npos);
+}
+
+TEST_CASE("each run has an event budget; a run that reaches it stops and is incomplete",
+          "[check]") {
+  const Loaded base = load("scenarios/check/control-plane-3.json");
+  CheckOptions options;
+  options.runs = 4;
+  options.jobs = 2;
+  options.max_shrink_steps = 0;
+  options.max_events = 1000;  // far below a 10-minute control plane's
+  const auto capped = run_check(base.scenario, options);
+  REQUIRE(capped.has_value());
+  CHECK(capped->event_budget == 1000);
+  CHECK(capped->incomplete_runs == 4);
+
+  // By default: 20 times the scenario's own run, and at least a million.
+  options.max_events.reset();
+  const auto plain = run_check(base.scenario, options);
+  REQUIRE(plain.has_value());
+  const auto own = run_scenario(base.scenario, RunOptions{});
+  REQUIRE(own.has_value());
+  CHECK(plain->event_budget ==
+        std::max(kMinEventBudget, kDefaultEventBudgetFactor * own->stats.events));
+  CHECK(plain->incomplete_runs == 0);
+}
+
+TEST_CASE("a run stopped at its event budget replays with the same budget", "[check][replay]") {
+  const Loaded base = load("scenarios/check/control-plane-3.json");
+  RunOptions options;
+  options.max_events = 5000;
+  const auto stopped = run_scenario(base.scenario, options);
+  REQUIRE(stopped.has_value());
+  CHECK(stopped->stats.status == RunStatus::event_limit);
+  const Json replay = make_replay(base.json, *stopped, "");
+  REQUIRE(replay.contains("maxEvents"));
+  const ReplayLoad loaded = load_replay_text(replay.dump(), "replay");
+  REQUIRE(loaded.replay.has_value());
+  CHECK(loaded.replay->max_events == std::uint64_t{5000});
+  RunOptions again;
+  again.seed = loaded.replay->seed;
+  again.max_events = loaded.replay->max_events;
+  const auto rerun = run_scenario(loaded.replay->scenario, again);
+  REQUIRE(rerun.has_value());
+  CHECK(rerun->trace_hash == stopped->trace_hash);
+
+  // A run that completed needs no budget to replay, and the file names none.
+  const auto whole = run_scenario(base.scenario, RunOptions{});
+  REQUIRE(whole.has_value());
+  CHECK_FALSE(make_replay(base.json, *whole, "").contains("maxEvents"));
+
+  Json zero = replay;
+  zero["maxEvents"] = 0;
+  const ReplayLoad bad = load_replay_text(zero.dump(), "replay");
+  CHECK_FALSE(bad.replay.has_value());
+  REQUIRE_FALSE(bad.errors.empty());
+  CHECK(bad.errors[0].path == "$.maxEvents");
 }

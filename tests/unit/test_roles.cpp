@@ -96,7 +96,9 @@ TEST_CASE("the replay file records whom a role hit, and replays exactly", "[role
   CHECK(replay["expected"]["resolvedRoles"][0]["process"] == run->resolved_roles[0].process);
   const ReplayLoad back = load_replay_text(replay.dump(), "replay");
   REQUIRE(back.replay.has_value());
-  const auto again = run_scenario(back.replay->scenario, RunOptions{back.replay->seed, "", 0, {}});
+  RunOptions rerun;
+  rerun.seed = back.replay->seed;
+  const auto again = run_scenario(back.replay->scenario, rerun);
   REQUIRE(again.has_value());
   CHECK(again->trace_hash == run->trace_hash);
 }
