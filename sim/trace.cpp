@@ -344,7 +344,9 @@ void TraceWriter::record(const TraceEvent& event) {
     for (TraceObserver* observer : observers_for(event.kind)) observer->on_event(event);
     return;
   }
-  const std::string_view line(line_.data(), format_into(event, line_));
+  // Format first: format_into may grow line_ and move its characters.
+  const std::size_t length = format_into(event, line_);
+  const std::string_view line(line_.data(), length);
   if (hashing_) hash_.add_line(line);
   if (file_ != nullptr) {
     std::fwrite(line.data(), 1, line.size(), file_);
