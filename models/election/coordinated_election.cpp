@@ -1,9 +1,8 @@
 #include "models/election/coordinated_election.hpp"
 
-#include <map>
-
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 
 #include "models/election/semver.hpp"
 #include "sim/assert.hpp"
@@ -16,21 +15,79 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
   return candidate.candidate;
 }
 
-// Upstream falls back to semver's zero Version on a parse error, so outside the OEV picker's
-// pre-filter garbage ranks as 0.0.0, the oldest (and therefore best) version.
 // ParseTolerant, remembered: the controller ranks the same few version strings again on every
 // reconcile step (several per second), and parsing dominated its cost. Pure, so a per-thread
-// memo changes no result (report trials run on several threads).
-const std::optional<SemVer>& parsed_tolerant(const std::string& text) {
-  thread_local std::map<std::string, std::optional<SemVer>, std::less<>> memo;
-  if (memo.size() >= 1024) memo.clear();  // bounded: versions are few, names are not
-  auto it = memo.find(text);
-  if (it == memo.end()) it = memo.emplace(text, parse_semver_tolerant(text)).first;
-  return it->second;
+// memo changes no result (report trials run on several threads). A short list scanned in
+// order beats a std::map here (versions are few, and equal lengths are the rule); a deque, so
+// the references handed out survive later insertions. Only trim() drops entries, and each
+// public function calls it before it takes any reference, never while it holds one.
+class VersionMemo {
+ public:
+  const std::optional<SemVer>& parsed(const std::string& text) {
+    for (const Entry& entry : entries_) {
+      if (entry.text == text) return entry.version;
+    }
+    entries_.push_back({text, parse_semver_tolerant(text)});
+    return entries_.back().version;
+  }
+  // Bounded: versions are few, but arbitrary strings (a fuzzer's) are not.
+  void trim() {
+    if (entries_.size() >= kCapacity) entries_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 64;
+  struct Entry {
+    std::string text;
+    std::optional<SemVer> version;
+  };
+  std::deque<Entry> entries_;
+};
+
+VersionMemo& memo() {
+  thread_local VersionMemo instance;
+  return instance;
 }
 
-SemVer version_or_zero(const std::string& text) {
-  return parsed_tolerant(text).value_or(SemVer{});
+// Upstream falls back to semver's zero Version on a parse error, so outside the OEV picker's
+// pre-filter garbage ranks as 0.0.0, the oldest (and therefore best) version. A reference
+// (into the memo, or to this zero) so ranking copies no pre-release identifiers.
+const SemVer& version_or_zero(const std::string& text) {
+  static const SemVer kZero{};
+  const std::optional<SemVer>& parsed = memo().parsed(text);
+  return parsed.has_value() ? *parsed : kZero;
+}
+
+// What compare_candidates reads of a candidate, looked up once per candidate.
+struct Rank {
+  const SemVer* emulation = nullptr;
+  const SemVer* binary = nullptr;
+  LocalTime created{};
+};
+
+Rank rank_of(const api::Object& candidate) {
+  const api::LeaseCandidateSpec& spec = spec_of(candidate);
+  return {&version_or_zero(spec.emulationVersion), &version_or_zero(spec.binaryVersion),
+          candidate.creationTimestamp};
+}
+
+int compare_ranks(const Rank& lhs, const Rank& rhs) {
+  int result = compare(*lhs.emulation, *rhs.emulation);
+  if (result == 0) result = compare(*lhs.binary, *rhs.binary);
+  if (result != 0) return result;
+  // Upstream asks only "was lhs created after rhs?": equal timestamps answer -1 and keep lhs
+  // (the current electee). The name is deliberately not consulted.
+  return lhs.created > rhs.created ? 1 : -1;
+}
+
+// The rank of a candidate valid for OldestEmulationVersion (both versions parse), else none.
+std::optional<Rank> valid_rank(const api::Object& candidate) {
+  const api::LeaseCandidateSpec& spec = spec_of(candidate);
+  const std::optional<SemVer>& emulation = memo().parsed(spec.emulationVersion);
+  if (!emulation.has_value()) return std::nullopt;
+  const std::optional<SemVer>& binary = memo().parsed(spec.binaryVersion);
+  if (!binary.has_value()) return std::nullopt;
+  return Rank{&*emulation, &*binary, candidate.creationTimestamp};
 }
 
 // Priority as KEP PR #5357 proposes it: only a value > 0 counts; unset, zero or negative (which
@@ -55,39 +112,42 @@ bool is_lease_expired(const api::LeaseSpec& lease, LocalTime now) {
 }
 
 bool valid_for_oldest_emulation_version(const api::Object& candidate) {
-  const api::LeaseCandidateSpec& spec = spec_of(candidate);
-  return parsed_tolerant(spec.emulationVersion).has_value() &&
-         parsed_tolerant(spec.binaryVersion).has_value();
+  memo().trim();
+  return valid_rank(candidate).has_value();
 }
 
 SemVer emulation_version_or_zero(const api::Object& candidate) {
+  memo().trim();
   return version_or_zero(spec_of(candidate).emulationVersion);
 }
 
 SemVer binary_version_or_zero(const api::Object& candidate) {
+  memo().trim();
   return version_or_zero(spec_of(candidate).binaryVersion);
 }
 
 int compare_candidates(const api::Object& lhs, const api::Object& rhs) {
-  int result = compare(emulation_version_or_zero(lhs), emulation_version_or_zero(rhs));
-  if (result == 0) result = compare(binary_version_or_zero(lhs), binary_version_or_zero(rhs));
-  if (result != 0) return result;
-  // Upstream asks only "was lhs created after rhs?": equal timestamps answer -1 and keep lhs
-  // (the current electee). The name is deliberately not consulted.
-  return lhs.creationTimestamp > rhs.creationTimestamp ? 1 : -1;
+  memo().trim();
+  return compare_ranks(rank_of(lhs), rank_of(rhs));
 }
 
 api::ObjectPtr pick_best_leader_oldest_emulation_version(
     const std::vector<api::ObjectPtr>& candidates) {
+  memo().trim();
   api::ObjectPtr electee;
+  Rank best;
   for (const api::ObjectPtr& candidate : candidates) {
     HASIM_ASSERT(candidate != nullptr);
     // Invalid candidates are skipped before ranking, so compare's 0.0.0 fallback never lets an
     // unparseable version win here.
-    if (!valid_for_oldest_emulation_version(*candidate)) continue;
+    const std::optional<Rank> rank = valid_rank(*candidate);
+    if (!rank.has_value()) continue;
     // One pass in list order; a later candidate replaces the electee only when strictly
     // better, which is what makes ties order-dependent upstream.
-    if (electee == nullptr || compare_candidates(*electee, *candidate) > 0) electee = candidate;
+    if (electee == nullptr || compare_ranks(best, *rank) > 0) {
+      electee = candidate;
+      best = *rank;
+    }
   }
   return electee;
 }
@@ -95,10 +155,11 @@ api::ObjectPtr pick_best_leader_oldest_emulation_version(
 api::ObjectPtr pick_best_leader_with_priority(const std::vector<api::ObjectPtr>& candidates) {
   // The highest priority is taken over candidates the OEV tie-break can rank, so a prioritised
   // candidate with unparseable versions cannot leave the lease without a leader.
+  memo().trim();
   std::int32_t highest = 0;
   for (const api::ObjectPtr& candidate : candidates) {
     HASIM_ASSERT(candidate != nullptr);
-    if (!valid_for_oldest_emulation_version(*candidate)) continue;
+    if (!valid_rank(*candidate).has_value()) continue;
     highest = std::max(highest, effective_priority(*candidate));
   }
   if (highest == 0) return pick_best_leader_oldest_emulation_version(candidates);
@@ -117,32 +178,32 @@ std::variant<std::string, StrategyError> pick_best_strategy(
   if (candidates.empty()) return StrategyError{"no candidates"};
 
   // No validity pre-filter here (unlike the OEV picker): an unparseable binary version takes
-  // part as 0.0.0.
+  // part as 0.0.0. Pointers into the candidates and the memo: nothing is copied but the result.
+  memo().trim();
   const api::ObjectPtr& first = candidates.front();
   HASIM_ASSERT(first != nullptr);
-  std::string strategy = spec_of(*first).strategy;
-  SemVer highest = binary_version_or_zero(*first);
-  std::string highest_name = first->key.name;
+  const api::Object* highest_candidate = first.get();
+  const SemVer* highest = &version_or_zero(spec_of(*first).binaryVersion);
 
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     const api::ObjectPtr& candidate = candidates[i];
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    const SemVer version = binary_version_or_zero(*candidate);
-    const int order = compare(highest, version);
+    const SemVer& version = version_or_zero(spec.binaryVersion);
+    const int order = compare(*highest, version);
     if (order < 0) {
-      strategy = spec.strategy;
-      highest = version;
-      highest_name = candidate->key.name;
-    } else if (order == 0 && spec.strategy != strategy) {
+      highest_candidate = candidate.get();
+      highest = &version;
+    } else if (order == 0 && spec.strategy != highest_candidate->candidate.strategy) {
       // Upstream fails on the first such conflict it meets in list order, even if a later
       // candidate with a higher binary version would have settled the question.
-      return StrategyError{"candidates " + highest_name + ", " + candidate->key.name +
-                           " have the same binary version " + to_string(highest) +
-                           " but different strategies " + strategy + ", " + spec.strategy};
+      return StrategyError{"candidates " + highest_candidate->key.name + ", " +
+                           candidate->key.name + " have the same binary version " +
+                           to_string(*highest) + " but different strategies " +
+                           highest_candidate->candidate.strategy + ", " + spec.strategy};
     }
   }
-  return strategy;
+  return highest_candidate->candidate.strategy;
 }
 
 }  // namespace hasim::election
