@@ -29,13 +29,18 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
 
-// Encodes a string as Go's encoding/json does for the characters identities use.
+// Encodes a string as Go's encoding/json does for the characters identities use. Runs without
+// a character to escape are appended whole: electors marshal a record on every Get.
 void append_string(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  std::size_t run = 0;  // start of the run not yet appended
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"' && text[i] != '\\') continue;
+    out.append(text.data() + run, i - run);
+    out += '\\';
+    run = i;  // the escaped character opens the next run
   }
+  out.append(text.data() + run, text.size() - run);
   out += '"';
 }
 
@@ -48,11 +53,10 @@ void append_rfc3339_seconds(std::string& out, LocalTime wall) {
   std::int64_t y = 0;
   unsigned m = 0, d = 0;
   civil_from_days(days, y, m, d);
-  const std::size_t at = out.size();
-  out += "0000-00-00T00:00:00Z";
-  auto put = [&out, at](std::size_t offset, std::int64_t value, int width) {
+  char text[] = "0000-00-00T00:00:00Z";
+  auto put = [&text](std::size_t offset, std::int64_t value, int width) {
     for (int k = width - 1; k >= 0; --k, value /= 10) {
-      out[at + offset + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
+      text[offset + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
     }
   };
   put(0, y, 4);
@@ -61,11 +65,12 @@ void append_rfc3339_seconds(std::string& out, LocalTime wall) {
   put(11, in_day / 3600, 2);
   put(14, in_day / 60 % 60, 2);
   put(17, in_day % 60, 2);
+  out.append(text, sizeof text - 1);
 }
 
 void append_time(std::string& out, const std::optional<LocalTime>& time) {
   if (!time.has_value()) {
-    out += "null";  // metav1.Time's zero value marshals as null
+    out.append("null", 4);  // metav1.Time's zero value marshals as null
     return;
   }
   out += '"';  // the text needs no escaping
@@ -108,21 +113,22 @@ std::string format_rfc3339_seconds(LocalTime wall) {
 }
 
 std::string marshal(const LeaderElectionRecord& r) {
+  using namespace std::string_view_literals;  // literals with their length: no strlen
   std::string out;
   out.reserve(200);
-  out += "{\"holderIdentity\":";
+  out += "{\"holderIdentity\":"sv;
   append_string(out, r.holderIdentity);
-  out += ",\"leaseDurationSeconds\":";
+  out += ",\"leaseDurationSeconds\":"sv;
   append_integer(out, r.leaseDurationSeconds);
-  out += ",\"acquireTime\":";
+  out += ",\"acquireTime\":"sv;
   append_time(out, r.acquireTime);
-  out += ",\"renewTime\":";
+  out += ",\"renewTime\":"sv;
   append_time(out, r.renewTime);
-  out += ",\"leaderTransitions\":";
+  out += ",\"leaderTransitions\":"sv;
   append_integer(out, r.leaderTransitions);
-  out += ",\"strategy\":";
+  out += ",\"strategy\":"sv;
   append_string(out, r.strategy);
-  out += ",\"preferredHolder\":";
+  out += ",\"preferredHolder\":"sv;
   append_string(out, r.preferredHolder);
   out += '}';
   return out;

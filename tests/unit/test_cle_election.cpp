@@ -455,3 +455,21 @@ TEST_CASE("the OEV picker's choice is never beaten by a valid candidate", "[cle]
     }
   });
 }
+
+TEST_CASE("ranking stays right past the version memo's capacity", "[cle]") {
+  // More distinct version strings than the per-thread memo keeps (64), in one pick and across
+  // calls: the memo is dropped only between rankings, never under one.
+  std::vector<api::ObjectPtr> candidates;
+  for (int minor = 200; minor > 100; --minor) {
+    const std::string version = "1." + std::to_string(minor) + ".0";
+    candidates.push_back(make_candidate("c" + std::to_string(minor), version, version, kNow));
+  }
+  CHECK(name_of(pick_best_leader_oldest_emulation_version(candidates)) == "c101");
+  CHECK(name_of(pick_best_leader_with_priority(candidates)) == "c101");
+  CHECK(std::get<std::string>(pick_best_strategy(candidates)) == kOev);
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    CHECK(compare_candidates(*candidates[i - 1], *candidates[i]) == 1);
+    CHECK(compare_candidates(*candidates[i], *candidates[i - 1]) == -1);
+  }
+  CHECK(emulation_version_or_zero(*candidates.back()) == semver("1.101.0"));
+}
