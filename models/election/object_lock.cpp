@@ -8,13 +8,12 @@ namespace hasim::election {
 ObjectLock::ObjectLock(api::ObjectKey key, std::string identity, api::ApiTransport& transport)
     : key_(std::move(key)), identity_(std::move(identity)), transport_(transport) {}
 
-api::Object ObjectLock::with_record(api::Object object, const LeaderElectionRecord& record) const {
+void ObjectLock::write_record(api::Object& object, const LeaderElectionRecord& record) const {
   if (key_.kind == api::Kind::lease) {
     object.lease = to_lease_spec(record);  // Update replaces the whole spec
   } else {
     object.annotations[std::string(kLeaderAnnotation)] = marshal(record);
   }
-  return object;
 }
 
 LockGetResult ObjectLock::read_record(const api::Object& object) const {
@@ -46,10 +45,10 @@ void ObjectLock::get(Env& env, ContextId context, GetDone done) {
 
 void ObjectLock::create(Env& env, ContextId context, const LeaderElectionRecord& record,
                         Done done) {
-  api::Object object;
-  object.key = key_;
-  transport_.request(env, context, api::Verb::create, key_,
-                     std::make_shared<const api::Object>(with_record(std::move(object), record)),
+  auto object = std::make_shared<api::Object>();
+  object->key = key_;
+  write_record(*object, record);
+  transport_.request(env, context, api::Verb::create, key_, std::move(object),
                      [this, done = std::move(done)](Env& e, const api::Response& response) {
                        if (api::is_success(response.status)) cached_ = response.object;
                        done(e, response.status);
@@ -59,8 +58,10 @@ void ObjectLock::create(Env& env, ContextId context, const LeaderElectionRecord&
 void ObjectLock::update(Env& env, ContextId context, const LeaderElectionRecord& record,
                         Done done) {
   if (!cached_.has_value()) return done(env, Status::not_initialized);  // no API call
-  transport_.request(env, context, api::Verb::update, key_,
-                     std::make_shared<const api::Object>(with_record(**cached_, record)),
+  // Built in place: an Object is large, and a renewal writes one every retryPeriod.
+  auto object = std::make_shared<api::Object>(**cached_);
+  write_record(*object, record);
+  transport_.request(env, context, api::Verb::update, key_, std::move(object),
                      [this, done = std::move(done)](Env& e, const api::Response& response) {
                        // A failure keeps the old cache (client-go bfd1732c4).
                        if (api::is_success(response.status)) cached_ = response.object;

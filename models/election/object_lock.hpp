@@ -25,8 +25,8 @@ class ObjectLock final : public ResourceLock {
   const api::ObjectKey& key() const { return key_; }
 
  private:
-  // The object with `record` written into it, as the lock kind stores it.
-  api::Object with_record(api::Object object, const LeaderElectionRecord& record) const;
+  // Writes `record` into `object`, as the lock kind stores it.
+  void write_record(api::Object& object, const LeaderElectionRecord& record) const;
   LockGetResult read_record(const api::Object& object) const;
 
   api::ObjectKey key_;

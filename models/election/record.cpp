@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.hpp"
@@ -29,18 +30,19 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
 
-// Encodes a string as Go's encoding/json does for the characters identities use. Runs without
-// a character to escape are appended whole: electors marshal a record on every Get.
+// Encodes a string as Go's encoding/json does for the characters identities use. A string
+// with nothing to escape (the rule) is appended whole: electors marshal a record on every Get.
 void append_string(std::string& out, std::string_view text) {
   out += '"';
-  std::size_t run = 0;  // start of the run not yet appended
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '"' && text[i] != '\\') continue;
-    out.append(text.data() + run, i - run);
-    out += '\\';
-    run = i;  // the escaped character opens the next run
+  if (std::memchr(text.data(), '"', text.size()) == nullptr &&
+      std::memchr(text.data(), '\\', text.size()) == nullptr) {
+    out += text;
+  } else {
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
   }
-  out.append(text.data() + run, text.size() - run);
   out += '"';
 }
 
@@ -115,7 +117,8 @@ std::string format_rfc3339_seconds(LocalTime wall) {
 std::string marshal(const LeaderElectionRecord& r) {
   using namespace std::string_view_literals;  // literals with their length: no strlen
   std::string out;
-  out.reserve(200);
+  // Room for the longest integers and times (195 bytes with the names), so only escapes grow it.
+  out.reserve(200 + r.holderIdentity.size() + r.strategy.size() + r.preferredHolder.size());
   out += "{\"holderIdentity\":"sv;
   append_string(out, r.holderIdentity);
   out += ",\"leaseDurationSeconds\":"sv;
