@@ -175,6 +175,13 @@ api::ObjectPtr pick_best_leader_with_priority(const std::vector<api::ObjectPtr>&
 
 std::variant<std::string, StrategyError> pick_best_strategy(
     const std::vector<api::ObjectPtr>& candidates) {
+  auto strategy = pick_best_strategy_view(candidates);
+  if (auto* error = std::get_if<StrategyError>(&strategy)) return std::move(*error);
+  return std::string(std::get<std::string_view>(strategy));
+}
+
+std::variant<std::string_view, StrategyError> pick_best_strategy_view(
+    const std::vector<api::ObjectPtr>& candidates) {
   if (candidates.empty()) return StrategyError{"no candidates"};
 
   // No validity pre-filter here (unlike the OEV picker): an unparseable binary version takes
@@ -203,7 +210,7 @@ std::variant<std::string, StrategyError> pick_best_strategy(
                            highest_candidate->candidate.strategy + ", " + spec.strategy};
     }
   }
-  return highest_candidate->candidate.strategy;
+  return std::string_view(highest_candidate->candidate.strategy);
 }
 
 }  // namespace hasim::election

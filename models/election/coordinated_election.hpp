@@ -59,5 +59,9 @@ struct StrategyError {
 };
 std::variant<std::string, StrategyError> pick_best_strategy(
     const std::vector<api::ObjectPtr>& candidates);
+// The same without copying the strategy: a view into the deciding candidate's spec, valid as
+// long as that candidate object is (the controller decides on every reconcile step).
+std::variant<std::string_view, StrategyError> pick_best_strategy_view(
+    const std::vector<api::ObjectPtr>& candidates);
 
 }  // namespace hasim::election

@@ -21,7 +21,11 @@ api::ObjectPtr pick_best(const std::vector<api::ObjectPtr>& candidates,
                           : pick_best_leader_oldest_emulation_version(candidates);
 }
 
-std::string holder_of(const api::LeaseSpec& lease) { return lease.holderIdentity.value_or(""); }
+// A view into the Lease: valid while the Lease object is.
+std::string_view holder_of(const api::LeaseSpec& lease) {
+  return lease.holderIdentity.has_value() ? std::string_view(*lease.holderIdentity)
+                                          : std::string_view();
+}
 
 struct Needed {
   bool needed = false;
@@ -38,9 +42,9 @@ Needed election_needed(const std::vector<api::ObjectPtr>& candidates, const api:
     // Listed candidates are not expired, so renewTime is set.
     if (*candidate->candidate.renewTime + kStaleCandidate < now) return {true, {}};
   }
-  const auto strategy = pick_best_strategy(candidates);
+  const auto strategy = pick_best_strategy_view(candidates);
   if (const auto* error = std::get_if<StrategyError>(&strategy)) return {false, error->message};
-  if (std::get<std::string>(strategy) != kOldestEmulationVersion) return {false, {}};
+  if (std::get<std::string_view>(strategy) != kOldestEmulationVersion) return {false, {}};
   const api::ObjectPtr best = pick_best(candidates, options);
   if (best == nullptr || best->key.name == holder_of(lease->lease)) return {false, {}};
   return {true, {}};
@@ -78,6 +82,7 @@ class Elect : public std::enable_shared_from_this<Elect> {
       }
     }
     // 5: the ack set: renewed within the last electionDuration.
+    acked_.reserve(candidates.size());
     for (const api::ObjectPtr& c : candidates) {
       if (*c->candidate.renewTime + kElectionDuration > now) acked_.push_back(c);
     }
@@ -154,7 +159,8 @@ class Elect : public std::enable_shared_from_this<Elect> {
     auto self = shared_from_this();
     transport_.request(
         env, transport_.new_context(), api::Verb::update, lease_, lease,
-        [self, decision, previous = holder_of(existing)](Env& e, const api::Response& response) {
+        [self, decision, previous = std::string(holder_of(existing))](Env& e,
+                                                                      const api::Response& response) {
           if (!is_success(response.status)) {
             return self->done_(e, kNoRequeue,
                                "update " + api::describe(self->lease_) + ": " +
@@ -204,6 +210,7 @@ std::vector<api::ObjectPtr> lease_candidates_for(const ElectionListers& listers,
                                                  const api::ObjectKey& lease, LocalTime now) {
   HASIM_ASSERT(listers.candidates != nullptr);
   std::vector<api::ObjectPtr> out;
+  out.reserve(listers.candidates->size());  // one allocation: this runs on every step
   for (const auto& [key, candidate] : *listers.candidates) {
     if (key.namespace_ != lease.namespace_ || candidate->candidate.leaseName != lease.name) {
       continue;
@@ -246,13 +253,15 @@ void reconcile_election_step(Env& env, api::ApiTransport& transport, ElectionLis
       can_vote_yet = false;
     }  // else an old ping never answered: the candidate drops out of the ack set
   }
-  auto elect = std::make_shared<Elect>(transport, listers, lease, options, done);
   if (pings.empty()) {
     if (!can_vote_yet) return done(env, kDefaultRequeueInterval, std::nullopt);
+    auto elect = std::make_shared<Elect>(transport, listers, lease, options, std::move(done));
     return elect->run(env, candidates, now);
   }
-  env.trace(trace_kind::kClePing, {{"lease", lease.namespace_ + "/" + lease.name},
-                                   {"candidates", static_cast<std::int64_t>(pings.size())}});
+  if (env.tracing(trace_kind::kClePing)) {  // nothing else reads the lease's name built here
+    env.trace(trace_kind::kClePing, {{"lease", lease.namespace_ + "/" + lease.name},
+                                     {"candidates", static_cast<std::int64_t>(pings.size())}});
+  }
   auto group = std::make_shared<Pings>();
   group->outstanding = pings.size();
   group->done = std::move(done);
