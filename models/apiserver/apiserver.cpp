@@ -75,14 +75,11 @@ void ApiServer::execute(Env& env, std::uint64_t key) {
       return config_.store->get(self, request.key, done);
     case Verb::list:
       return config_.store->list(self, request.key.kind, request.key.namespace_, done);
-    case Verb::create: {
+    case Verb::create:
       // The registry stamps creationTimestamp (metav1.Time: whole seconds) from its clock.
-      Object object = *request.object;
-      object.creationTimestamp = whole_seconds(env.now());
-      return config_.store->create(self, std::move(object), done);
-    }
+      return config_.store->create_from(self, *request.object, whole_seconds(env.now()), done);
     case Verb::update:
-      return config_.store->update(self, *request.object, done);
+      return config_.store->update_from(self, *request.object, done);
     case Verb::delete_:
       return config_.store->remove(self, request.key, done);
     case Verb::watch:

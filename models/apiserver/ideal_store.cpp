@@ -31,36 +31,74 @@ void IdealStore::list(ProcessId caller, Kind kind, const std::string& namespace_
 
 void IdealStore::create(ProcessId caller, Object object, Done done) {
   if (!reachable(caller)) return;
-  if (objects_.contains(object.key)) {
-    return done(StoreResult{Status::already_exists, objects_.at(object.key), {}, revision_});
-  }
-  object.resourceVersion = revision_ + 1;
-  auto stored = std::make_shared<const Object>(std::move(object));
-  commit(WatchEventType::added, stored);
-  done(StoreResult{Status::created, stored, {}, revision_});
+  insert(object.key, [&object] { return std::make_shared<Object>(std::move(object)); }, done);
+}
+
+void IdealStore::create_from(ProcessId caller, const Object& object, LocalTime created,
+                             Done done) {
+  if (!reachable(caller)) return;
+  insert(
+      object.key,
+      [&object, created] {
+        auto copy = std::make_shared<Object>(object);
+        copy->creationTimestamp = created;
+        return copy;
+      },
+      done);
 }
 
 void IdealStore::update(ProcessId caller, Object object, Done done) {
   if (!reachable(caller)) return;
-  const auto it = objects_.find(object.key);
-  // No resourceVersion: an unconditional update, which creates a missing object (the
-  // AllowUnconditionalUpdate and AllowCreateOnUpdate strategies of ConfigMaps and Leases).
-  if (object.resourceVersion == 0) {
-    const bool exists = it != objects_.end();
-    object.resourceVersion = revision_ + 1;
-    auto stored = std::make_shared<const Object>(std::move(object));
-    commit(exists ? WatchEventType::modified : WatchEventType::added, stored);
-    return done(StoreResult{exists ? Status::ok : Status::created, stored, {}, revision_});
+  const std::uint64_t precondition = object.resourceVersion;
+  replace(object.key, precondition,
+          [&object] { return std::make_shared<Object>(std::move(object)); }, done);
+}
+
+void IdealStore::update_from(ProcessId caller, const Object& object, Done done) {
+  if (!reachable(caller)) return;
+  replace(object.key, object.resourceVersion,
+          [&object] { return std::make_shared<Object>(object); }, done);
+}
+
+template <typename Make>
+void IdealStore::insert(const ObjectKey& key, Make make, const Done& done) {
+  const auto it = objects_.lower_bound(key);
+  if (it != objects_.end() && it->first == key) {
+    return done(StoreResult{Status::already_exists, it->second, {}, revision_});
   }
-  if (it == objects_.end()) return done(StoreResult{Status::not_found, nullptr, {}, revision_});
-  // The apiserver's optimistic concurrency: the precondition is the version the client read.
-  if (object.resourceVersion != it->second->resourceVersion) {
-    return done(StoreResult{Status::conflict, it->second, {}, revision_});
+  const std::shared_ptr<Object> object = make();  // `key` may be moved from from here on
+  object->resourceVersion = revision_ + 1;
+  const ObjectPtr stored = object;
+  objects_.emplace_hint(it, stored->key, stored);
+  commit(WatchEventType::added, stored);
+  done(StoreResult{Status::created, stored, {}, revision_});
+}
+
+template <typename Make>
+void IdealStore::replace(const ObjectKey& key, std::uint64_t precondition, Make make,
+                         const Done& done) {
+  const auto it = objects_.lower_bound(key);
+  const bool exists = it != objects_.end() && it->first == key;
+  // No resourceVersion (precondition 0): an unconditional update, which creates a missing
+  // object (the AllowUnconditionalUpdate and AllowCreateOnUpdate strategies of ConfigMaps and
+  // Leases).
+  if (precondition != 0) {
+    if (!exists) return done(StoreResult{Status::not_found, nullptr, {}, revision_});
+    // The apiserver's optimistic concurrency: the precondition is the version the client read.
+    if (precondition != it->second->resourceVersion) {
+      return done(StoreResult{Status::conflict, it->second, {}, revision_});
+    }
   }
-  object.resourceVersion = revision_ + 1;
-  auto stored = std::make_shared<const Object>(std::move(object));
-  commit(WatchEventType::modified, stored);
-  done(StoreResult{Status::ok, stored, {}, revision_});
+  const std::shared_ptr<Object> object = make();  // `key` may be moved from from here on
+  object->resourceVersion = revision_ + 1;
+  const ObjectPtr stored = object;
+  if (exists) {
+    it->second = stored;
+  } else {
+    objects_.emplace_hint(it, stored->key, stored);
+  }
+  commit(exists ? WatchEventType::modified : WatchEventType::added, stored);
+  done(StoreResult{exists ? Status::ok : Status::created, stored, {}, revision_});
 }
 
 void IdealStore::remove(ProcessId caller, const ObjectKey& key, Done done) {
@@ -68,18 +106,14 @@ void IdealStore::remove(ProcessId caller, const ObjectKey& key, Done done) {
   const auto it = objects_.find(key);
   if (it == objects_.end()) return done(StoreResult{Status::not_found, nullptr, {}, revision_});
   const ObjectPtr last = it->second;
+  objects_.erase(it);
   commit(WatchEventType::deleted, last);
   done(StoreResult{Status::ok, last, {}, revision_});
 }
 
 void IdealStore::commit(WatchEventType type, ObjectPtr object) {
   ++revision_;
-  if (type == WatchEventType::deleted) {
-    objects_.erase(object->key);
-  } else {
-    HASIM_ASSERT(object->resourceVersion == revision_);
-    objects_[object->key] = object;
-  }
+  HASIM_ASSERT(type == WatchEventType::deleted || object->resourceVersion == revision_);
   history_.push_back(StoreEvent{revision_, type, std::move(object)});
   if (history_.size() > history_limit_) history_.pop_front();
   if (hooks_.notify) {

@@ -34,6 +34,9 @@ class IdealStore final : public Store {
   void create(ProcessId caller, Object object, Done done) override;
   void update(ProcessId caller, Object object, Done done) override;
   void remove(ProcessId caller, const ObjectKey& key, Done done) override;
+  void create_from(ProcessId caller, const Object& object, LocalTime created,
+                   Done done) override;
+  void update_from(ProcessId caller, const Object& object, Done done) override;
   void subscribe(ProcessId subscriber) override;
   bool events_after(std::uint64_t after, std::vector<StoreEvent>& out) const override;
   std::uint64_t revision() const override { return revision_; }
@@ -43,6 +46,13 @@ class IdealStore final : public Store {
 
  private:
   bool reachable(ProcessId caller) const { return !hooks_.reachable || hooks_.reachable(caller); }
+  // create and update, given how to make the object to store (a copy or a move of the
+  // caller's, whose key `key` may be), which runs only once the write is known to succeed.
+  template <typename Make>
+  void insert(const ObjectKey& key, Make make, const Done& done);
+  template <typename Make>
+  void replace(const ObjectKey& key, std::uint64_t precondition, Make make, const Done& done);
+  // Records a change the caller has made to objects_ (it holds the iterator).
   void commit(WatchEventType type, ObjectPtr object);
 
   IdealStoreHooks hooks_;

@@ -42,6 +42,17 @@ class Store {
   // resourceVersion 0, an unconditional update that creates a missing object.
   virtual void update(ProcessId caller, Object object, Done done) = 0;
   virtual void remove(ProcessId caller, const ObjectKey& key, Done done) = 0;
+  // The apiserver's way in: create (stamped with `created`) and update from the request's
+  // object, which the store copies. An Object is large, and a store that keeps objects shared
+  // copies it once, straight into place, or not at all when the write fails at once.
+  virtual void create_from(ProcessId caller, const Object& object, LocalTime created, Done done) {
+    Object copy = object;
+    copy.creationTimestamp = created;
+    create(caller, std::move(copy), std::move(done));
+  }
+  virtual void update_from(ProcessId caller, const Object& object, Done done) {
+    update(caller, object, std::move(done));
+  }
 
   // Watch support. The store tells each subscriber (through Env-independent plumbing the
   // builder provides) that events exist after what it has seen; the subscriber then reads
