@@ -140,22 +140,25 @@ class Elect : public std::enable_shared_from_this<Elect> {
                                  existing.holderIdentity != desired;
     const bool strategy_changed = existing.strategy != strategy_;
     const bool different_holder = desired.has_value() && desired != existing.holderIdentity;
-    auto lease = std::make_shared<api::Object>(*got.object);
-    if (strategy_changed) lease->lease.strategy = strategy_;
+    // The spec alone first: most steps change nothing, and an Object is large to copy.
+    api::LeaseSpec spec = existing;
+    if (strategy_changed) spec.strategy = strategy_;
     std::string decision;
     if (no_holder || expired_and_new) {
       // Take over. leaseTransitions is left alone.
-      lease->lease.preferredHolder.reset();
-      lease->lease.holderIdentity = desired;
-      lease->lease.renewTime = api::micro_time(now_);
-      lease->lease.leaseDurationSeconds = kDefaultLeaseDurationSeconds;
-      lease->lease.acquireTime.reset();
+      spec.preferredHolder.reset();
+      spec.holderIdentity = desired;
+      spec.renewTime = api::micro_time(now_);
+      spec.leaseDurationSeconds = kDefaultLeaseDurationSeconds;
+      spec.acquireTime.reset();
       decision = no_holder ? "filled the empty Lease" : "took over the expired Lease";
     } else if (different_holder) {
-      lease->lease.preferredHolder = desired;  // end of term: the holder should yield
+      spec.preferredHolder = desired;  // end of term: the holder should yield
       decision = "end of term";
     }
-    if (lease->lease == got.object->lease) return done_(env, kDefaultRequeueInterval, std::nullopt);
+    if (spec == existing) return done_(env, kDefaultRequeueInterval, std::nullopt);
+    auto lease = std::make_shared<api::Object>(*got.object);
+    lease->lease = std::move(spec);
     auto self = shared_from_this();
     transport_.request(
         env, transport_.new_context(), api::Verb::update, lease_, lease,

@@ -6,6 +6,7 @@ namespace hasim::election {
 
 LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
     : config_(std::move(config)),
+      key_{api::Kind::lease_candidate, config_.namespace_, config_.name},
       client_(client),
       informer_(api::InformerConfig{api::Kind::lease_candidate, config_.namespace_, config_.name,
                                     config_.informer_tags},
@@ -23,10 +24,6 @@ LeaseCandidate::LeaseCandidate(CandidateConfig config, api::ApiClient& client)
       queue_(config_.queue_tags) {
   HASIM_ASSERT(!config_.name.empty() && !config_.leaseName.empty());
   HASIM_ASSERT(!config_.binaryVersion.empty() && !config_.strategy.empty());
-}
-
-api::ObjectKey LeaseCandidate::key() const {
-  return api::ObjectKey{api::Kind::lease_candidate, config_.namespace_, config_.name};
 }
 
 void LeaseCandidate::run(Env& env) {
@@ -50,7 +47,10 @@ void LeaseCandidate::process(Env& env) {
   if (!queue_.get().has_value()) return;  // the worker is busy, or nothing is queued
   const LocalTime now = api::micro_time(env.now());
   const api::ObjectPtr cached = informer_.get(key());
-  auto object = std::make_shared<api::Object>();
+  // A renewal copies the cached object straight into place (versions and strategy are never
+  // rewritten); only a create starts from an empty one.
+  auto object = cached == nullptr ? std::make_shared<api::Object>()
+                                  : std::make_shared<api::Object>(*cached);
   api::Verb verb = api::Verb::update;
   if (cached == nullptr) {
     verb = api::Verb::create;
@@ -63,7 +63,6 @@ void LeaseCandidate::process(Env& env) {
     spec.priority = config_.priority;
     spec.renewTime = now;
   } else {
-    *object = *cached;  // versions and strategy are never rewritten
     object->candidate.renewTime = now;
   }
   client_.request(

@@ -40,9 +40,10 @@ class LeaseCandidate {
   void add(Env& env);      // queue.Add, then the worker takes the key if it is idle
   void process(Env& env);  // the worker: ensureLease, then requeue
   void done(Env& env, bool ok);
-  api::ObjectKey key() const;
+  const api::ObjectKey& key() const { return key_; }
 
   CandidateConfig config_;
+  api::ObjectKey key_;  // built once: the worker names it several times per renewal
   api::ApiClient& client_;
   api::Informer informer_;
   WorkQueue queue_;  // of the one key, key()

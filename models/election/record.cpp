@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.hpp"
@@ -46,27 +47,36 @@ void append_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+// Writes `value` as `width` decimal digits at `at` (zero-padded; higher digits dropped).
+void put_digits(char* at, std::int64_t value, int width) {
+  for (int k = width - 1; k >= 0; --k, value /= 10) at[k] = static_cast<char>('0' + value % 10);
+}
+
 // Appends "YYYY-MM-DDTHH:MM:SSZ" in place (no temporary string: electors marshal a record on
 // every Get, and a Monte Carlo trial does tens of thousands of Gets).
 void append_rfc3339_seconds(std::string& out, LocalTime wall) {
   const std::int64_t unix_seconds = kEpochUnixSeconds + floor_div(wall.ns, 1'000'000'000);
   const std::int64_t days = floor_div(unix_seconds, 86400);
   const std::int64_t in_day = unix_seconds - days * 86400;
-  std::int64_t y = 0;
-  unsigned m = 0, d = 0;
-  civil_from_days(days, y, m, d);
+  // The date part, remembered per thread (a pure function of `days`): a run's records fall on
+  // a day or two, so the civil calendar is worked out once for them.
+  thread_local std::int64_t memo_days = std::numeric_limits<std::int64_t>::min();
+  thread_local char memo_date[11];  // "YYYY-MM-DDT"
+  if (days != memo_days) {
+    std::int64_t y = 0;
+    unsigned m = 0, d = 0;
+    civil_from_days(days, y, m, d);
+    std::memcpy(memo_date, "0000-00-00T", sizeof memo_date);
+    put_digits(memo_date, y, 4);
+    put_digits(memo_date + 5, m, 2);
+    put_digits(memo_date + 8, d, 2);
+    memo_days = days;
+  }
   char text[] = "0000-00-00T00:00:00Z";
-  auto put = [&text](std::size_t offset, std::int64_t value, int width) {
-    for (int k = width - 1; k >= 0; --k, value /= 10) {
-      text[offset + static_cast<std::size_t>(k)] = static_cast<char>('0' + value % 10);
-    }
-  };
-  put(0, y, 4);
-  put(5, m, 2);
-  put(8, d, 2);
-  put(11, in_day / 3600, 2);
-  put(14, in_day / 60 % 60, 2);
-  put(17, in_day % 60, 2);
+  std::memcpy(text, memo_date, sizeof memo_date);
+  put_digits(text + 11, in_day / 3600, 2);
+  put_digits(text + 14, in_day / 60 % 60, 2);
+  put_digits(text + 17, in_day % 60, 2);
   out.append(text, sizeof text - 1);
 }
 

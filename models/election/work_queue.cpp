@@ -26,16 +26,18 @@ void WorkQueue::add(const api::ObjectKey& key) {
 void WorkQueue::add_after(Env& env, const api::ObjectKey& key, Duration after) {
   if (after.ns <= 0) return add(key);
   const LocalTime due = env.monotonic_now() + after;
-  const auto it = waiting_.find(key);
-  if (it != waiting_.end()) {
+  // One search of waiting_: a controller requeues its key after every step.
+  auto it = waiting_.lower_bound(key);
+  if (it != waiting_.end() && it->first == key) {
     if (it->second.due <= due) return;  // an earlier AddAfter stands
     env.cancel_timer(it->second.timer);
     waiting_by_id_.erase(it->second.id);
-    waiting_.erase(it);
+  } else {
+    it = waiting_.emplace_hint(it, key, Waiting{});
   }
   const std::uint64_t id = next_wait_++;
-  waiting_by_id_[id] = key;
-  waiting_[key] = Waiting{due, env.set_timer(after, timer_tags_.tag(id)), id};
+  waiting_by_id_.emplace_hint(waiting_by_id_.end(), id, key);  // ids only grow
+  it->second = Waiting{due, env.set_timer(after, timer_tags_.tag(id)), id};
 }
 
 void WorkQueue::add_rate_limited(Env& env, const api::ObjectKey& key) {
@@ -44,7 +46,7 @@ void WorkQueue::add_rate_limited(Env& env, const api::ObjectKey& key) {
 
 std::optional<api::ObjectKey> WorkQueue::get() {
   if (processing_.has_value() || queue_.empty()) return std::nullopt;
-  processing_ = queue_.front();
+  processing_ = std::move(queue_.front());
   queue_.pop_front();
   queued_.erase(*processing_);
   return processing_;
@@ -63,7 +65,7 @@ bool WorkQueue::on_timer(std::uint64_t tag) {
   if (!timer_tags_.owns(tag)) return false;
   const auto it = waiting_by_id_.find(timer_tags_.local(tag));
   HASIM_ASSERT(it != waiting_by_id_.end());
-  const api::ObjectKey key = it->second;
+  const api::ObjectKey key = std::move(it->second);
   waiting_by_id_.erase(it);
   waiting_.erase(key);
   add(key);

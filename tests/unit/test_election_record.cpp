@@ -60,3 +60,15 @@ TEST_CASE("marshal escapes every string as encoding/json does", "[election]") {
     RC_ASSERT(unmarshal(marshal(record)) == record);
   });
 }
+
+TEST_CASE("RFC 3339 seconds, alternating between days", "[election]") {
+  // The date part is remembered between calls: switching days back and forth must not leak.
+  const LocalTime midnight{};  // 2026-01-01T00:00:00Z
+  for (int round = 0; round < 2; ++round) {
+    CHECK(format_rfc3339_seconds(midnight + seconds(86399)) == "2026-01-01T23:59:59Z");
+    CHECK(format_rfc3339_seconds(midnight + seconds(86400)) == "2026-01-02T00:00:00Z");
+    CHECK(format_rfc3339_seconds(midnight - nanoseconds(1)) == "2025-12-31T23:59:59Z");
+    CHECK(format_rfc3339_seconds(midnight + seconds(59 * 86400 + 3723)) ==
+          "2026-03-01T01:02:03Z");
+  }
+}
