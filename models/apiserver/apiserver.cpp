@@ -90,7 +90,7 @@ void ApiServer::execute(Env& env, std::uint64_t key) {
 void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
   const auto it = pending_.find(key);
   if (it == pending_.end()) return;  // the request timeout answered 504 first
-  const Pending pending = it->second;
+  const Pending pending = std::move(it->second);
   pending_.erase(it);
   env.cancel_timer(pending.timeout);
   const Request& request = *pending.request;
@@ -126,7 +126,7 @@ void ApiServer::on_timer(Env& env, TimerId /*timer*/, std::uint64_t tag) {
   if (timeout_tags_.owns(tag)) {
     const auto it = pending_.find(timeout_tags_.local(tag));
     HASIM_ASSERT(it != pending_.end());  // answered requests cancel their timeout
-    const Pending pending = it->second;
+    const Pending pending = std::move(it->second);
     pending_.erase(it);
     // A store operation already under way may still commit: the client sees 504 for a
     // write that took effect, which is why release() retries on 409 (client-go 500bfe00c).
@@ -154,7 +154,7 @@ void ApiServer::reply(Env& env, ProcessId client, std::uint64_t id, Status statu
 void ApiServer::open_watch(Env& env, std::uint64_t key) {
   const auto it = pending_.find(key);
   HASIM_ASSERT(it != pending_.end());
-  const Pending pending = it->second;
+  const Pending pending = std::move(it->second);
   pending_.erase(it);
   env.cancel_timer(pending.timeout);
   const Request& request = *pending.request;

@@ -215,7 +215,8 @@ std::vector<api::ObjectPtr> lease_candidates_for(const ElectionListers& listers,
   std::vector<api::ObjectPtr> out;
   out.reserve(listers.candidates->size());  // one allocation: this runs on every step
   for (const auto& [key, candidate] : *listers.candidates) {
-    if (key.namespace_ != lease.namespace_ || candidate->candidate.leaseName != lease.name) {
+    // The lease name first: it tells the Leases' candidates apart, the namespace seldom does.
+    if (candidate->candidate.leaseName != lease.name || key.namespace_ != lease.namespace_) {
       continue;
     }
     if (!is_lease_candidate_expired(*candidate, now)) out.push_back(candidate);
