@@ -1,6 +1,7 @@
 #include "models/election/coordinated_election.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 
@@ -23,6 +24,11 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
 // public function calls it before it takes any reference, never while it holds one.
 class VersionMemo {
  public:
+  struct Versions {
+    const std::optional<SemVer>* emulation = nullptr;
+    const std::optional<SemVer>* binary = nullptr;
+  };
+
   const std::optional<SemVer>& parsed(const std::string& text) {
     for (const Entry& entry : entries_) {
       if (entry.text == text) return entry.version;
@@ -30,18 +36,40 @@ class VersionMemo {
     entries_.push_back({text, parse_semver_tolerant(text)});
     return entries_.back().version;
   }
+  // A candidate's two versions, remembered by object too: the controller ranks the same
+  // immutable candidate objects on every step until they are renewed, and finding them by
+  // address spares the text comparisons. A slot holds its object, so the address cannot be
+  // reused while remembered; which slot an object takes depends on its address, but only what
+  // the slot holds is ever read, so no result depends on an address.
+  Versions versions_of(const api::ObjectPtr& candidate) {
+    const auto address = reinterpret_cast<std::uintptr_t>(candidate.get());
+    Slot& slot = slots_[(address >> 4) % kSlots];
+    if (slot.object != candidate) {
+      const api::LeaseCandidateSpec& spec = spec_of(*candidate);
+      slot = Slot{candidate, {&parsed(spec.emulationVersion), &parsed(spec.binaryVersion)}};
+    }
+    return slot.versions;
+  }
   // Bounded: versions are few, but arbitrary strings (a fuzzer's) are not.
   void trim() {
-    if (entries_.size() >= kCapacity) entries_.clear();
+    if (entries_.size() < kCapacity) return;
+    entries_.clear();
+    slots_.fill(Slot{});  // they point into entries_
   }
 
  private:
   static constexpr std::size_t kCapacity = 64;
+  static constexpr std::size_t kSlots = 64;
   struct Entry {
     std::string text;
     std::optional<SemVer> version;
   };
+  struct Slot {
+    api::ObjectPtr object;
+    Versions versions;
+  };
   std::deque<Entry> entries_;
+  std::array<Slot, kSlots> slots_;
 };
 
 VersionMemo& memo() {
@@ -52,11 +80,12 @@ VersionMemo& memo() {
 // Upstream falls back to semver's zero Version on a parse error, so outside the OEV picker's
 // pre-filter garbage ranks as 0.0.0, the oldest (and therefore best) version. A reference
 // (into the memo, or to this zero) so ranking copies no pre-release identifiers.
-const SemVer& version_or_zero(const std::string& text) {
+const SemVer& or_zero(const std::optional<SemVer>& parsed) {
   static const SemVer kZero{};
-  const std::optional<SemVer>& parsed = memo().parsed(text);
   return parsed.has_value() ? *parsed : kZero;
 }
+
+const SemVer& version_or_zero(const std::string& text) { return or_zero(memo().parsed(text)); }
 
 // What compare_candidates reads of a candidate, looked up once per candidate.
 struct Rank {
@@ -81,13 +110,10 @@ int compare_ranks(const Rank& lhs, const Rank& rhs) {
 }
 
 // The rank of a candidate valid for OldestEmulationVersion (both versions parse), else none.
-std::optional<Rank> valid_rank(const api::Object& candidate) {
-  const api::LeaseCandidateSpec& spec = spec_of(candidate);
-  const std::optional<SemVer>& emulation = memo().parsed(spec.emulationVersion);
-  if (!emulation.has_value()) return std::nullopt;
-  const std::optional<SemVer>& binary = memo().parsed(spec.binaryVersion);
-  if (!binary.has_value()) return std::nullopt;
-  return Rank{&*emulation, &*binary, candidate.creationTimestamp};
+std::optional<Rank> valid_rank(const api::ObjectPtr& candidate) {
+  const VersionMemo::Versions versions = memo().versions_of(candidate);
+  if (!versions.emulation->has_value() || !versions.binary->has_value()) return std::nullopt;
+  return Rank{&**versions.emulation, &**versions.binary, candidate->creationTimestamp};
 }
 
 // Priority as KEP PR #5357 proposes it: only a value > 0 counts; unset, zero or negative (which
@@ -113,7 +139,9 @@ bool is_lease_expired(const api::LeaseSpec& lease, LocalTime now) {
 
 bool valid_for_oldest_emulation_version(const api::Object& candidate) {
   memo().trim();
-  return valid_rank(candidate).has_value();
+  const api::LeaseCandidateSpec& spec = spec_of(candidate);
+  return memo().parsed(spec.emulationVersion).has_value() &&
+         memo().parsed(spec.binaryVersion).has_value();
 }
 
 SemVer emulation_version_or_zero(const api::Object& candidate) {
@@ -140,7 +168,7 @@ api::ObjectPtr pick_best_leader_oldest_emulation_version(
     HASIM_ASSERT(candidate != nullptr);
     // Invalid candidates are skipped before ranking, so compare's 0.0.0 fallback never lets an
     // unparseable version win here.
-    const std::optional<Rank> rank = valid_rank(*candidate);
+    const std::optional<Rank> rank = valid_rank(candidate);
     if (!rank.has_value()) continue;
     // One pass in list order; a later candidate replaces the electee only when strictly
     // better, which is what makes ties order-dependent upstream.
@@ -159,7 +187,7 @@ api::ObjectPtr pick_best_leader_with_priority(const std::vector<api::ObjectPtr>&
   std::int32_t highest = 0;
   for (const api::ObjectPtr& candidate : candidates) {
     HASIM_ASSERT(candidate != nullptr);
-    if (!valid_rank(*candidate).has_value()) continue;
+    if (!valid_rank(candidate).has_value()) continue;
     highest = std::max(highest, effective_priority(*candidate));
   }
   if (highest == 0) return pick_best_leader_oldest_emulation_version(candidates);
@@ -190,13 +218,13 @@ std::variant<std::string_view, StrategyError> pick_best_strategy_view(
   const api::ObjectPtr& first = candidates.front();
   HASIM_ASSERT(first != nullptr);
   const api::Object* highest_candidate = first.get();
-  const SemVer* highest = &version_or_zero(spec_of(*first).binaryVersion);
+  const SemVer* highest = &or_zero(*memo().versions_of(first).binary);
 
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     const api::ObjectPtr& candidate = candidates[i];
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    const SemVer& version = version_or_zero(spec.binaryVersion);
+    const SemVer& version = or_zero(*memo().versions_of(candidate).binary);
     const int order = compare(*highest, version);
     if (order < 0) {
       highest_candidate = candidate.get();
