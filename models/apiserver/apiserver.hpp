@@ -105,6 +105,9 @@ class ApiServer final : public Process {
   bool subscribed_ = false;
   std::uint64_t seen_revision_ = 0;
   std::deque<Outgoing> outgoing_;
+  // pull_events' buffer, kept between calls for its capacity: every store commit wakes every
+  // apiserver to pull.
+  std::vector<StoreEvent> pulled_;
   std::optional<TimerId> forward_timer_;
   std::unique_ptr<ApiServerHook> hook_;
   // Timer tag spaces: a pending request's execution and timeout (by its local key), and the
