@@ -31,11 +31,11 @@ void IdealStore::list(ProcessId caller, Kind kind, const std::string& namespace_
 
 void IdealStore::create(ProcessId caller, Object object, Done done) {
   if (!reachable(caller)) return;
-  insert(object.key, [&object] { return std::make_shared<Object>(std::move(object)); }, done);
+  insert(
+      object.key, [&object] { return std::make_shared<Object>(std::move(object)); }, done);
 }
 
-void IdealStore::create_from(ProcessId caller, const Object& object, LocalTime created,
-                             Done done) {
+void IdealStore::create_from(ProcessId caller, const Object& object, LocalTime created, Done done) {
   if (!reachable(caller)) return;
   insert(
       object.key,
@@ -50,14 +50,16 @@ void IdealStore::create_from(ProcessId caller, const Object& object, LocalTime c
 void IdealStore::update(ProcessId caller, Object object, Done done) {
   if (!reachable(caller)) return;
   const std::uint64_t precondition = object.resourceVersion;
-  replace(object.key, precondition,
-          [&object] { return std::make_shared<Object>(std::move(object)); }, done);
+  replace(
+      object.key, precondition, [&object] { return std::make_shared<Object>(std::move(object)); },
+      done);
 }
 
 void IdealStore::update_from(ProcessId caller, const Object& object, Done done) {
   if (!reachable(caller)) return;
-  replace(object.key, object.resourceVersion,
-          [&object] { return std::make_shared<Object>(object); }, done);
+  replace(
+      object.key, object.resourceVersion, [&object] { return std::make_shared<Object>(object); },
+      done);
 }
 
 template <typename Make>

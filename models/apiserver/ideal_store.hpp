@@ -34,8 +34,7 @@ class IdealStore final : public Store {
   void create(ProcessId caller, Object object, Done done) override;
   void update(ProcessId caller, Object object, Done done) override;
   void remove(ProcessId caller, const ObjectKey& key, Done done) override;
-  void create_from(ProcessId caller, const Object& object, LocalTime created,
-                   Done done) override;
+  void create_from(ProcessId caller, const Object& object, LocalTime created, Done done) override;
   void update_from(ProcessId caller, const Object& object, Done done) override;
   void subscribe(ProcessId subscriber) override;
   bool events_after(std::uint64_t after, std::vector<StoreEvent>& out) const override;

@@ -21,11 +21,12 @@ api::ObjectPtr pick_best(const std::vector<api::ObjectPtr>& candidates,
                           : pick_best_leader_oldest_emulation_version(candidates);
 }
 
-// A view into the Lease: valid while the Lease object is.
-std::string_view holder_of(const api::LeaseSpec& lease) {
+// A view into the Lease, valid while the Lease object is: the checks of every step copy nothing.
+std::string_view holder_view(const api::LeaseSpec& lease) {
   return lease.holderIdentity.has_value() ? std::string_view(*lease.holderIdentity)
                                           : std::string_view();
 }
+std::string holder_of(const api::LeaseSpec& lease) { return std::string(holder_view(lease)); }
 
 struct Needed {
   bool needed = false;
@@ -37,7 +38,7 @@ Needed election_needed(const std::vector<api::ObjectPtr>& candidates, const api:
                        LocalTime now, const ElectionStepOptions& options) {
   if (lease == nullptr) return {true, {}};
   if (is_lease_expired(lease->lease, now)) return {true, {}};
-  if (holder_of(lease->lease).empty()) return {true, {}};
+  if (holder_view(lease->lease).empty()) return {true, {}};
   for (const api::ObjectPtr& candidate : candidates) {
     // Listed candidates are not expired, so renewTime is set.
     if (*candidate->candidate.renewTime + kStaleCandidate < now) return {true, {}};
@@ -46,7 +47,7 @@ Needed election_needed(const std::vector<api::ObjectPtr>& candidates, const api:
   if (const auto* error = std::get_if<StrategyError>(&strategy)) return {false, error->message};
   if (std::get<std::string_view>(strategy) != kOldestEmulationVersion) return {false, {}};
   const api::ObjectPtr best = pick_best(candidates, options);
-  if (best == nullptr || best->key.name == holder_of(lease->lease)) return {false, {}};
+  if (best == nullptr || best->key.name == holder_view(lease->lease)) return {false, {}};
   return {true, {}};
 }
 
@@ -135,7 +136,7 @@ class Elect : public std::enable_shared_from_this<Elect> {
     }
     const api::LeaseSpec& existing = got.object->lease;
     const std::optional<std::string>& desired = desired_->lease.holderIdentity;
-    const bool no_holder = desired.has_value() && holder_of(existing).empty();
+    const bool no_holder = desired.has_value() && holder_view(existing).empty();
     const bool expired_and_new = is_lease_expired(existing, now_) && desired.has_value() &&
                                  existing.holderIdentity != desired;
     const bool strategy_changed = existing.strategy != strategy_;
@@ -162,8 +163,7 @@ class Elect : public std::enable_shared_from_this<Elect> {
     auto self = shared_from_this();
     transport_.request(
         env, transport_.new_context(), api::Verb::update, lease_, lease,
-        [self, decision, previous = std::string(holder_of(existing))](Env& e,
-                                                                      const api::Response& response) {
+        [self, decision, previous = holder_of(existing)](Env& e, const api::Response& response) {
           if (!is_success(response.status)) {
             return self->done_(e, kNoRequeue,
                                "update " + api::describe(self->lease_) + ": " +

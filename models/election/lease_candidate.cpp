@@ -49,8 +49,8 @@ void LeaseCandidate::process(Env& env) {
   const api::ObjectPtr cached = informer_.get(key());
   // A renewal copies the cached object straight into place (versions and strategy are never
   // rewritten); only a create starts from an empty one.
-  auto object = cached == nullptr ? std::make_shared<api::Object>()
-                                  : std::make_shared<api::Object>(*cached);
+  auto object =
+      cached == nullptr ? std::make_shared<api::Object>() : std::make_shared<api::Object>(*cached);
   api::Verb verb = api::Verb::update;
   if (cached == nullptr) {
     verb = api::Verb::create;

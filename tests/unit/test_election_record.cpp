@@ -45,8 +45,8 @@ TEST_CASE("marshal: the exact JSON of a record", "[election]") {
 
 TEST_CASE("marshal escapes every string as encoding/json does", "[election]") {
   rc::prop("strings of quotes, backslashes and letters", [] {
-    const auto gen_text = rc::gen::container<std::string>(rc::gen::elementOf(
-        std::string("ab\"\\-_.")));
+    const auto gen_text =
+        rc::gen::container<std::string>(rc::gen::elementOf(std::string("ab\"\\-_.")));
     LeaderElectionRecord record;
     record.holderIdentity = *gen_text;
     record.strategy = *gen_text;
@@ -54,8 +54,8 @@ TEST_CASE("marshal escapes every string as encoding/json does", "[election]") {
     const std::string expected =
         "{\"holderIdentity\":" + quoted(record.holderIdentity) +
         ",\"leaseDurationSeconds\":0,\"acquireTime\":null,\"renewTime\":null,"
-        "\"leaderTransitions\":0,\"strategy\":" + quoted(record.strategy) +
-        ",\"preferredHolder\":" + quoted(record.preferredHolder) + "}";
+        "\"leaderTransitions\":0,\"strategy\":" +
+        quoted(record.strategy) + ",\"preferredHolder\":" + quoted(record.preferredHolder) + "}";
     RC_ASSERT(marshal(record) == expected);
     RC_ASSERT(unmarshal(marshal(record)) == record);
   });
@@ -68,7 +68,6 @@ TEST_CASE("RFC 3339 seconds, alternating between days", "[election]") {
     CHECK(format_rfc3339_seconds(midnight + seconds(86399)) == "2026-01-01T23:59:59Z");
     CHECK(format_rfc3339_seconds(midnight + seconds(86400)) == "2026-01-02T00:00:00Z");
     CHECK(format_rfc3339_seconds(midnight - nanoseconds(1)) == "2025-12-31T23:59:59Z");
-    CHECK(format_rfc3339_seconds(midnight + seconds(59 * 86400 + 3723)) ==
-          "2026-03-01T01:02:03Z");
+    CHECK(format_rfc3339_seconds(midnight + seconds(59 * 86400 + 3723)) == "2026-03-01T01:02:03Z");
   }
 }

@@ -50,16 +50,16 @@ TEST_CASE("ideal store: create_from and update_from answer as create and update"
   IdealStore store(IdealStoreHooks{});
   std::vector<std::string> answers;
   answers.push_back(write(store, from, Verb::create, lease("a", "h1")));
-  answers.push_back(write(store, from, Verb::create, lease("a", "h2")));      // exists
-  answers.push_back(write(store, from, Verb::update, lease("a", "h3", 1)));   // stale
-  answers.push_back(write(store, from, Verb::update, lease("a", "h4", 2)));   // CAS
-  answers.push_back(write(store, from, Verb::update, lease("b", "h5", 9)));   // missing
-  answers.push_back(write(store, from, Verb::update, lease("b", "h6")));      // creates
-  answers.push_back(write(store, from, Verb::update, lease("a", "h7")));      // unconditional
-  CHECK(answers == std::vector<std::string>{
-                       "201 Created 2 h1 7 @2", "409 AlreadyExists 2 h1 7 @2",
-                       "409 Conflict 2 h1 7 @2", "200 OK 3 h4 0 @3", "404 NotFound - @3",
-                       "201 Created 4 h6 0 @4", "200 OK 5 h7 0 @5"});
+  answers.push_back(write(store, from, Verb::create, lease("a", "h2")));     // exists
+  answers.push_back(write(store, from, Verb::update, lease("a", "h3", 1)));  // stale
+  answers.push_back(write(store, from, Verb::update, lease("a", "h4", 2)));  // CAS
+  answers.push_back(write(store, from, Verb::update, lease("b", "h5", 9)));  // missing
+  answers.push_back(write(store, from, Verb::update, lease("b", "h6")));     // creates
+  answers.push_back(write(store, from, Verb::update, lease("a", "h7")));     // unconditional
+  CHECK(answers == std::vector<std::string>{"201 Created 2 h1 7 @2", "409 AlreadyExists 2 h1 7 @2",
+                                            "409 Conflict 2 h1 7 @2", "200 OK 3 h4 0 @3",
+                                            "404 NotFound - @3", "201 Created 4 h6 0 @4",
+                                            "200 OK 5 h7 0 @5"});
   CHECK(store.objects().size() == 2);
   std::vector<StoreEvent> events;
   REQUIRE(store.events_after(1, events));
