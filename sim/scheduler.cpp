@@ -1,5 +1,6 @@
 #include "sim/scheduler.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "sim/assert.hpp"
@@ -10,34 +11,39 @@ namespace {
 constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
 }  // namespace
 
-Scheduler::Scheduler() : last_(make_key(TrueTime{}, 0, 0)) {}
+// last_ starts below every time, so the first event goes to a bucket (or, at the earliest
+// possible time, to the run).
+Scheduler::Scheduler() : last_(0) {}
 
-Scheduler::Key Scheduler::make_key(TrueTime at, std::uint64_t sequence, std::uint32_t slot) {
-  const std::uint64_t time_bits = static_cast<std::uint64_t>(at.ns) ^ kSignBit;
-  return static_cast<Key>(time_bits) << 64 | (sequence << kSlotBits | slot);
-}
+Scheduler::Key Scheduler::key_of(TrueTime at) { return static_cast<Key>(at.ns) ^ kSignBit; }
 
-TrueTime Scheduler::time_of(Key key) {
-  return TrueTime{static_cast<std::int64_t>(static_cast<std::uint64_t>(key >> 64) ^ kSignBit)};
-}
+TrueTime Scheduler::time_of(Key key) { return TrueTime{static_cast<std::int64_t>(key ^ kSignBit)}; }
 
 [[gnu::always_inline]] inline int Scheduler::bucket_of(Key key) const {
   const Key diff = key ^ last_;
-  const auto high = static_cast<std::uint64_t>(diff >> 64);
-  const auto low = static_cast<std::uint64_t>(diff);
-  if (high == 0 && low == 0) return 0;
-  const int bit = high != 0 ? 127 - std::countl_zero(high) : 63 - std::countl_zero(low);
-  const int level = bit / kRadixBits;
-  const auto digit = static_cast<int>(static_cast<std::uint64_t>(key >> (level * kRadixBits)) &
-                                      (kRadix - 1));
+  if (diff == 0) return 0;
+  const int level = (63 - std::countl_zero(diff)) / kRadixBits;
+  const auto digit = static_cast<int>((key >> (level * kRadixBits)) & (kRadix - 1));
   return level * kRadix + digit;
 }
 
-// Inline: split() calls it for every key it moves. Callers guarantee key >= last_.
-[[gnu::always_inline]] inline void Scheduler::insert(Key key) {
-  const int b = bucket_of(key);
-  buckets_[b].push_back(key);
+// Inline: take() calls it for every entry it deals out. Callers guarantee time >= now().
+[[gnu::always_inline]] inline void Scheduler::insert(Entry entry) {
+  if (entry.time <= last_) return insert_into_run(entry);
+  const int b = bucket_of(entry.time);
+  buckets_[b].push_back(entry);
   mark(b);
+}
+
+void Scheduler::insert_into_run(Entry entry) {
+  HASIM_ASSERT(entry.time <= last_);
+  // Usually the same instant as the run's last entry or later: an append. An entry goes after
+  // those of equal time, which were scheduled before it.
+  if (run_.size() == head_ || run_.back().time <= entry.time) return run_.push_back(entry);
+  const auto at = std::upper_bound(
+      run_.begin() + static_cast<std::ptrdiff_t>(head_), run_.end(), entry.time,
+      [](Key time, const Entry& e) { return time < e.time; });
+  run_.insert(at, entry);
 }
 
 void Scheduler::set_cancelled(std::uint32_t slot, bool on) {
@@ -64,14 +70,9 @@ EventId Scheduler::schedule(TrueTime at, std::uint32_t kind, std::uint32_t targe
   s.kind = kind;
   s.target = target;
   s.payload = payload;
-  set_cancelled(slot, false);
-  HASIM_ASSERT(next_sequence_ < kMaxSequence);
-  const Key key = make_key(at, next_sequence_++, slot);
-  if (key < last_) [[unlikely]] {
-    rebuild(key);
-  } else {
-    insert(key);
-  }
+  HASIM_ASSERT(!cancelled(slot));  // drop() cleared it
+  s.sequence = next_sequence_++;
+  insert(Entry{key_of(at), slot});
   ++live_;
   return {slot, s.generation};
 }
@@ -90,6 +91,12 @@ bool Scheduler::cancel(EventId id) {
   return true;
 }
 
+void Scheduler::drop(std::uint32_t slot) {
+  HASIM_ASSERT(cancelled(slot));
+  set_cancelled(slot, false);  // so schedule() finds a reused slot's bit clear
+  release(slot);
+}
+
 void Scheduler::release(std::uint32_t slot) {
   Slot& s = slots_[slot];
   HASIM_ASSERT(s.live);
@@ -98,75 +105,77 @@ void Scheduler::release(std::uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-void Scheduler::split(int b) {
-  std::vector<Key>& from = buckets_[b];
+void Scheduler::take(int b) {
+  HASIM_ASSERT(b > 0 && head_ == run_.size());
+  std::vector<Entry>& from = buckets_[b];
   unmark(b);
-  // Drop cancelled keys here, in one pass over a compact bitset, and find the smallest live
-  // key: it becomes last_, relative to which every other key lands in a lower bucket.
+  // Drop cancelled entries here, in one pass over a compact bitset, and find the live times'
+  // range.
   std::size_t kept = 0;
   Key smallest = ~Key{0};
-  for (const Key key : from) {
-    const std::uint32_t slot = slot_of(key);
-    if (cancelled(slot)) {
-      release(slot);
+  Key largest = 0;
+  for (const Entry entry : from) {
+    if (cancelled(entry.slot)) {
+      drop(entry.slot);
       continue;
     }
-    from[kept++] = key;
-    smallest = key < smallest ? key : smallest;
+    from[kept++] = entry;
+    smallest = entry.time < smallest ? entry.time : smallest;
+    largest = entry.time > largest ? entry.time : largest;
   }
-  if (kept == 0) {
-    from.clear();
+  from.resize(kept);
+  if (kept == 0) return;
+  HASIM_ASSERT(smallest > last_);
+  if (kept <= kRunEntries) {
+    // Every other bucket's keys are above this one's, and agree with `largest` on every digit
+    // they agreed with last_ on, so they stay where they are.
+    run_.clear();
+    head_ = 0;
+    run_.swap(from);
+    // Insertion sort: stable (equal times keep their sequence order) and, for so few
+    // entries, cheaper than std::stable_sort's buffer.
+    for (std::size_t i = 1; i < run_.size(); ++i) {
+      const Entry entry = run_[i];
+      std::size_t j = i;
+      for (; j > 0 && run_[j - 1].time > entry.time; --j) run_[j] = run_[j - 1];
+      run_[j] = entry;
+    }
+    last_ = largest;
     return;
   }
-  HASIM_ASSERT(smallest >= last_);
   last_ = smallest;
-  // Each key differs from the new last_ below bit b-1, so insert() never appends to `from`.
-  for (std::size_t i = 0; i < kept; ++i) insert(from[i]);
+  // In order, so every receiving bucket stays in sequence order. Each entry differs from the
+  // new last_ below bucket b's digit (or not at all: the run), so none returns to `from`.
+  for (const Entry entry : from) insert(entry);
   from.clear();
 }
 
 bool Scheduler::refill() {
-  // Bounded: each split empties a bucket at or above 1 into strictly lower ones.
-  while (buckets_[0].empty()) {
-    // Bucket 0 is empty here, so the lowest marked bucket is the one to split.
+  // Bounded: each take() empties a bucket into the run or into strictly lower buckets.
+  while (head_ == run_.size()) {
+    run_.clear();
+    head_ = 0;
     if (nonempty_words_ == 0) return false;
     const int w = std::countr_zero(nonempty_words_);
-    const int b = 64 * w + std::countr_zero(nonempty_[w]);
-    HASIM_ASSERT(b > 0);
-    split(b);
+    take(64 * w + std::countr_zero(nonempty_[w]));
   }
   return true;
 }
 
 std::uint32_t Scheduler::front() {
-  // Bucket 0 holds at most one key (keys are unique); a cancel after refill() leaves it there.
+  // A cancel after refill() leaves its entry in the run.
   while (refill()) {
-    const std::uint32_t slot = slot_of(buckets_[0].back());
+    const std::uint32_t slot = run_[head_].slot;
     if (!cancelled(slot)) return slot;
-    release(slot);
-    buckets_[0].pop_back();
-    unmark(0);
+    drop(slot);
+    ++head_;
   }
   return UINT32_MAX;
 }
 
-void Scheduler::rebuild(Key floor) {
-  HASIM_ASSERT(floor < last_);
-  std::vector<Key> all;
-  for (int b = 0; b < kBuckets; ++b) {
-    all.insert(all.end(), buckets_[b].begin(), buckets_[b].end());
-    buckets_[b].clear();
-  }
-  nonempty_ = {};
-  nonempty_words_ = 0;
-  last_ = floor;
-  insert(floor);
-  for (const Key key : all) insert(key);
-}
-
 TrueTime Scheduler::next_time() {
   if (front() == UINT32_MAX) return TrueTime::max();
-  return time_of(buckets_[0].back());
+  return time_of(run_[head_].time);
 }
 
 bool Scheduler::pop(Event& out) {
@@ -175,13 +184,11 @@ bool Scheduler::pop(Event& out) {
     HASIM_ASSERT(live_ == 0);
     return false;
   }
-  const Key key = buckets_[0].back();
-  buckets_[0].pop_back();
-  unmark(0);
+  const TrueTime at = time_of(run_[head_].time);
+  ++head_;
   const Slot& s = slots_[slot];
-  const TrueTime at = time_of(key);
   HASIM_ASSERT(at >= now_);
-  out = Event{at, sequence_of(key), s.kind, s.target, s.payload};
+  out = Event{at, s.sequence, s.kind, s.target, s.payload};
   now_ = at;
   release(slot);
   --live_;

@@ -4,23 +4,33 @@
 // or container order. Each event's payload lives in a slot, and an EventId (slot,
 // generation) names it for cancellation.
 //
-// The queue is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) over 128-bit keys
-// (time, sequence): chosen on measurement against the 4-ary heap it replaced (README,
-// "Benchmarks"). A radix heap needs monotone keys, which a simulator gives for free: every
-// new event is at or after now() and has a larger sequence than any before, so its key
-// exceeds the last one popped. A key lives in the bucket of the highest bit in which it
-// differs from the last popped key; popping empties the lowest non-empty bucket into lower
-// ones, so a key moves only downwards, by appends to vectors (no compare-and-swap walk over
-// a tree of cache lines). Keys are unique (the sequence), so the order is exact.
+// The queue is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) over event times: chosen
+// on measurement against the 4-ary heap and the 128-bit-key radix heap before it (README,
+// "Benchmarks"). A radix heap needs monotone keys, which a simulator gives for free: every new
+// event is at or after now(), so its time is at or above the last one popped. A key lives in
+// the bucket of the highest digit in which it differs from the last popped time; popping
+// empties the lowest non-empty bucket into lower ones, so a key moves only downwards, by
+// appends to vectors (no compare-and-swap walk over a tree of cache lines).
 //
-// Cancellation is O(1): a bit per slot. A cancelled key is dropped the next time its bucket
+// Ties need no key bits: every bucket's entries are in insertion-sequence order. A schedule
+// appends the largest sequence yet; a bucket is emptied only when every lower one is empty,
+// and its entries are dealt out in order, so each receiving bucket stays sorted.
+//
+// The near future is a run: a short vector sorted by (time, sequence), popped from the front.
+// When the run is used up, the lowest bucket is taken: if it holds at most kRunEntries, it is
+// sorted (stably, by time) into the run and last_ becomes its largest time; otherwise it is
+// dealt into lower buckets relative to its smallest time, which alone goes to the run. Every
+// key in a bucket is above last_ and every key in the run at or below it, so a new event at
+// or before last_ (the same instant, or earlier than a peek at next_time() reached) is placed
+// in the run by insertion, and the lowest levels of the heap are never walked key by key.
+//
+// Cancellation is O(1): a bit per slot. A cancelled entry is dropped the next time its bucket
 // is emptied, usually long before its time comes, so timers reset before they fire (leases,
 // raft) do not pile up in the queue.
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "sim/int128.hpp"
 #include "sim/time.hpp"
 
 namespace hasim {
@@ -61,54 +71,56 @@ class Scheduler {
   std::uint64_t executed() const { return executed_; }
 
  private:
-  // A key is (time with its sign bit flipped, so signed times order as unsigned) << 64 |
-  // sequence << kSlotBits | slot. The sequence dominates the low word and is unique, so
-  // comparing keys is exactly comparing (time, sequence).
-  using Key = UInt128;
+  // Times as unsigned keys: the sign bit flipped, so signed times order as unsigned.
+  using Key = std::uint64_t;
   static constexpr int kSlotBits = 24;  // at most 16.7 M pending events (asserted)
-  static constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << (64 - kSlotBits);
+  struct Entry {
+    Key time;
+    std::uint32_t slot;
+  };
   // Buckets by the highest differing digit (kRadixBits wide) from last_ and the key's value
-  // of that digit: bucket level * kRadix + digit. The digit is above last_'s, so never 0;
-  // bucket 0 holds the key equal to last_. Wider digits mean fewer moves per key (a key moves
+  // of that digit: bucket level * kRadix + digit. The digit is above last_'s, so bucket 0 is
+  // never used (keys at or below last_ go to the run). Wider digits mean fewer moves per key (a key moves
   // at most once per level) but more buckets to find the lowest non-empty among.
-  static constexpr int kRadixBits = 4;
+  static constexpr int kRadixBits = 5;
   static constexpr int kRadix = 1 << kRadixBits;
-  static constexpr int kBuckets = 128 / kRadixBits * kRadix;
-  static constexpr int kMaskWords = kBuckets / 64;
+  static constexpr int kLevels = (64 + kRadixBits - 1) / kRadixBits;
+  static constexpr int kBuckets = kLevels * kRadix;
+  static constexpr int kMaskWords = (kBuckets + 63) / 64;
   static_assert(kMaskWords <= 64);
-  static Key make_key(TrueTime at, std::uint64_t sequence, std::uint32_t slot);
+  // A bucket this small is sorted into the run rather than dealt out (measured: README).
+  static constexpr std::size_t kRunEntries = 32;
+  static Key key_of(TrueTime at);
   static TrueTime time_of(Key key);
-  static std::uint32_t slot_of(Key key) {
-    return static_cast<std::uint32_t>(key) & ((1u << kSlotBits) - 1);
-  }
-  static std::uint64_t sequence_of(Key key) { return static_cast<std::uint64_t>(key) >> kSlotBits; }
 
   struct Slot {
+    std::uint64_t sequence = 0;
+    std::uint64_t payload = 0;
     std::uint32_t generation = 0;
-    bool live = false;  // scheduled and not yet popped or dropped (cancelled ones too)
     std::uint32_t kind = 0;
     std::uint32_t target = 0;
-    std::uint64_t payload = 0;
+    bool live = false;  // scheduled and not yet popped or dropped (cancelled ones too)
   };
 
   int bucket_of(Key key) const;
-  void insert(Key key);
-  // Puts the smallest live key in bucket 0, emptying lower buckets as needed; false if no
-  // live key is left.
+  // Into a bucket (time above last_) or the run (at or below it).
+  void insert(Entry entry);
+  void insert_into_run(Entry entry);
+  // Makes the run non-empty from the lowest bucket(s); false if nothing is left.
   bool refill();
-  // Moves every key of bucket `b` into lower buckets, relative to its smallest live key.
-  // Keys of one bucket agree on every digit down to its level, so they all move lower.
-  void split(int b);
-  // A key below last_ (an event scheduled after next_time() peeked further ahead):
-  // re-buckets everything relative to it. Only at a run_until boundary, so rare.
-  void rebuild(Key floor);
+  // Empties bucket `b`, the lowest non-empty one, into the run or into lower buckets.
+  void take(int b);
   bool cancelled(std::uint32_t slot) const { return (cancelled_[slot >> 6] >> (slot & 63)) & 1; }
   void set_cancelled(std::uint32_t slot, bool on);
   void release(std::uint32_t slot);
-  // The live front key's slot, after refill(); UINT32_MAX when empty.
+  // Releases a cancelled entry's slot, clearing its bit.
+  void drop(std::uint32_t slot);
+  // The live front entry's slot, after refill(); UINT32_MAX when empty.
   std::uint32_t front();
 
-  std::array<std::vector<Key>, kBuckets> buckets_;
+  std::array<std::vector<Entry>, kBuckets> buckets_;
+  std::vector<Entry> run_;  // sorted by (time, sequence); entries before head_ are popped
+  std::size_t head_ = 0;
   std::array<std::uint64_t, kMaskWords> nonempty_{};  // bit b set: buckets_[b] holds keys
   std::uint64_t nonempty_words_ = 0;                  // bit w set: nonempty_[w] != 0
   void mark(int b) {
@@ -119,7 +131,7 @@ class Scheduler {
     nonempty_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
     if (nonempty_[b >> 6] == 0) nonempty_words_ &= ~(std::uint64_t{1} << (b >> 6));
   }
-  Key last_;                                 // no key in a bucket is below it
+  Key last_;  // keys in buckets are above it, keys in the run at or below it
   std::vector<Slot> slots_;
   std::vector<std::uint64_t> cancelled_;  // one bit per slot: compact, read on every split
   std::vector<std::uint32_t> free_slots_;
