@@ -20,8 +20,8 @@ Scheduler::Key Scheduler::key_of(TrueTime at) { return static_cast<Key>(at.ns) ^
 TrueTime Scheduler::time_of(Key key) { return TrueTime{static_cast<std::int64_t>(key ^ kSignBit)}; }
 
 [[gnu::always_inline]] inline int Scheduler::bucket_of(Key key) const {
+  HASIM_ASSERT(key > last_);  // keys at or below last_ go to the run
   const Key diff = key ^ last_;
-  if (diff == 0) return 0;
   const int level = (63 - std::countl_zero(diff)) / kRadixBits;
   const auto digit = static_cast<int>((key >> (level * kRadixBits)) & (kRadix - 1));
   return level * kRadix + digit;

@@ -8,8 +8,8 @@
 // on measurement against the 4-ary heap and the 128-bit-key radix heap before it (README,
 // "Benchmarks"). A radix heap needs monotone keys, which a simulator gives for free: every new
 // event is at or after now(), so its time is at or above the last one popped. A key lives in
-// the bucket of the highest digit in which it differs from the last popped time; popping
-// empties the lowest non-empty bucket into lower ones, so a key moves only downwards, by
+// the bucket of the highest digit in which it differs from last_ (the boundary below, see the
+// run); popping empties the lowest non-empty bucket into lower ones, so a key moves only downwards, by
 // appends to vectors (no compare-and-swap walk over a tree of cache lines).
 //
 // Ties need no key bits: every bucket's entries are in insertion-sequence order. A schedule
@@ -19,7 +19,7 @@
 // The near future is a run: a short vector sorted by (time, sequence), popped from the front.
 // When the run is used up, the lowest bucket is taken: if it holds at most kRunEntries, it is
 // sorted (stably, by time) into the run and last_ becomes its largest time; otherwise it is
-// dealt into lower buckets relative to its smallest time, which alone goes to the run. Every
+// dealt into lower buckets relative to its smallest time, whose entries alone go to the run. Every
 // key in a bucket is above last_ and every key in the run at or below it, so a new event at
 // or before last_ (the same instant, or earlier than a peek at next_time() reached) is placed
 // in the run by insertion, and the lowest levels of the heap are never walked key by key.
