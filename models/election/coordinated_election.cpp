@@ -1,7 +1,6 @@
 #include "models/election/coordinated_election.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <deque>
 
@@ -36,40 +35,24 @@ class VersionMemo {
     entries_.push_back({text, parse_semver_tolerant(text)});
     return entries_.back().version;
   }
-  // A candidate's two versions, remembered by object too: the controller ranks the same
-  // immutable candidate objects on every step until they are renewed, and finding them by
-  // address spares the text comparisons. A slot holds its object, so the address cannot be
-  // reused while remembered; which slot an object takes depends on its address, but only what
-  // the slot holds is ever read, so no result depends on an address.
+  // A candidate's two versions.
   Versions versions_of(const api::ObjectPtr& candidate) {
-    const auto address = reinterpret_cast<std::uintptr_t>(candidate.get());
-    Slot& slot = slots_[(address >> 4) % kSlots];
-    if (slot.object != candidate) {
-      const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-      slot = Slot{candidate, {&parsed(spec.emulationVersion), &parsed(spec.binaryVersion)}};
-    }
-    return slot.versions;
+    const api::LeaseCandidateSpec& spec = spec_of(*candidate);
+    return {&parsed(spec.emulationVersion), &parsed(spec.binaryVersion)};
   }
   // Bounded: versions are few, but arbitrary strings (a fuzzer's) are not.
   void trim() {
     if (entries_.size() < kCapacity) return;
     entries_.clear();
-    slots_.fill(Slot{});  // they point into entries_
   }
 
  private:
   static constexpr std::size_t kCapacity = 64;
-  static constexpr std::size_t kSlots = 64;
   struct Entry {
     std::string text;
     std::optional<SemVer> version;
   };
-  struct Slot {
-    api::ObjectPtr object;
-    Versions versions;
-  };
   std::deque<Entry> entries_;
-  std::array<Slot, kSlots> slots_;
 };
 
 VersionMemo& memo() {
