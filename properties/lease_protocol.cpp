@@ -6,13 +6,13 @@
 #include "models/election/resource_lock.hpp"
 #include "models/election/semver.hpp"
 #include "models/election/trace_kinds.hpp"
+#include "models/etcd/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
 static_assert(api::kLeaderAnnotation == election::kLeaderAnnotation);
 
 namespace {
-constexpr std::size_t kRecent = 12;
 
 std::string seconds_of(Duration d) { return format_duration(d); }
 
@@ -79,7 +79,7 @@ void LeaseProtocol::on_event(const TraceEvent& event) {
   if (event.kind == api::trace_kind::kLeaseWrite) {
     const Write w = parse_lease_write(event);
     recent_.push_back(describe_event(event));
-    if (recent_.size() > kRecent) recent_.pop_front();
+    if (recent_.size() > kRecentWrites) recent_.pop_front();
     return on_write(w);
   }
   if (event.kind == trace_kind::kClockRate) {
@@ -93,6 +93,8 @@ void LeaseProtocol::on_event(const TraceEvent& event) {
       coordinated_.insert(std::string(event.string_field("identity")));
     return;
   }
+  if (event.kind == etcd::trace_kind::kEtcdctl) return on_snapshot_saved(event);
+  if (event.kind == etcd::trace_kind::kSnapshotRestore) return on_restore(event);
   if (event.kind == election::trace_kind::kCleControllerStart)
     controllers_.insert(std::string(event.string_field("identity")));
   if (event.kind == election::trace_kind::kCleElect) check_ranking(event);
@@ -134,9 +136,11 @@ void LeaseProtocol::on_write(const Write& w) {
   }
   if (w.has_record && w.verb == "create") check_coordinated(w, "");
   store(w);
+  if (!snapshots_.empty()) track_snapshots(w);
 }
 
 void LeaseProtocol::store(const Write& w) {
+  if (!unknown_.empty()) unknown_.erase(w.object);
   Seen& seen = seen_[{w.user, w.object}];
   seen.max_rv = std::max(seen.max_rv, w.rv);  // the answer to its own write
   if (w.verb == "delete") {
@@ -164,6 +168,7 @@ void LeaseProtocol::fail(const Write& w, std::string rule, std::string detail) {
 // resourceVersion its writer read (client-go's lock Update sends the object from its Get;
 // the controllers, from their informers), and the apiserver refuses it if the object moved.
 void LeaseProtocol::check_conditional(const Write& w) {
+  if (unknown_.contains(w.object)) return;  // restored at a version the monitor never saw
   if (w.precondition == 0) {
     return fail(w, "(a) blind update of", w.user + " updated it without a resourceVersion (rv " +
                                               std::to_string(w.rv) + "): nothing stops it from " +

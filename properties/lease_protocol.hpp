@@ -34,6 +34,10 @@
 //       the lowest emulation version and, among those, the lowest binary version
 //       (pickBestLeaderOldestEmulationVersion and compare in pkg/controlplane/controller/
 //       leaderelection/election.go); only the creationTimestamp tie-break is not judged.
+// A snapshot restore (etcd-snapshot-restore, from a snapshot etcdctl saved) takes the store
+// back to the snapshot's revision: the monitor keeps, per saved snapshot, each object's last
+// write at or below that revision, and on the restore stored objects become those (see
+// lease_protocol_restore.cpp).
 // From the trace: lease-write and lease-read (models/apiserver/lease_trace.hpp), clock-rate
 // (each node's clock rate, for (c)), component-start (coordinated candidates) and
 // cle-controller-start (the controller's identity). A writer's node is the first half of its
@@ -41,6 +45,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -109,6 +114,10 @@ class LeaseProtocol final : public Property {
   void check_ping(const Write& w, const Stored& before);
   void check_ranking(const TraceEvent& event);
   void store(const Write& w);
+  // Snapshots and restores (lease_protocol_restore.cpp).
+  void on_snapshot_saved(const TraceEvent& event);
+  void on_restore(const TraceEvent& event);
+  void track_snapshots(const Write& w);
   LocalTime monotonic_of(const std::string& writer, TrueTime t) const;
   void fail(const Write& w, std::string rule, std::string detail);
 
@@ -118,6 +127,22 @@ class LeaseProtocol final : public Property {
   std::set<std::string> controllers_;         // election controller identities
   std::set<std::string> coordinated_;         // components running as CLE candidates
   std::deque<std::string> recent_;            // the last writes, newest last
+  // A saved snapshot's election objects: each one's last write at or below `revision`. It
+  // follows writes traced after the save (an apiserver learns of a commit after the member
+  // the snapshot came from applied it) until the first restore, which ends the old history.
+  struct Snapshot {
+    std::uint64_t revision = 0;
+    std::map<std::string, Stored> objects;
+    std::set<std::string> unknown;  // last written above `revision` when it was saved
+    bool sealed = false;
+  };
+  std::map<std::string, Snapshot> snapshots_;  // by the name etcdctl saved it under
+  // The last restore (time, snapshot): one restore is traced once per member.
+  std::optional<std::pair<TrueTime, std::string>> restored_;
+  // Objects a restore brought back at a version the monitor does not know (see Snapshot):
+  // their next write is judged without a stored record or a served version.
+  std::set<std::string> unknown_;
+  static constexpr std::size_t kRecentWrites = 12;
 };
 
 // A lease-write event as a Write (for tests and the monitor).

@@ -91,6 +91,20 @@ class Trace {
     write(0, kA, "create", 1, 0, {kA, 15, wall(0), wall(0), 0});
     write(2, kA, "update", 2, 1, {kA, 15, wall(0), wall(2), 0});
   }
+  // etcdctl snapshot save (ok) at `revision`, and its restore onto each of three members.
+  void snapshot(double t, std::int64_t revision) {
+    feed(t, "etcdctl",
+         {{"op", std::string("snapshot")},
+          {"result", std::string("ok")},
+          {"name", std::string("backup")},
+          {"revision", revision}});
+  }
+  void restore(double t, std::int64_t revision) {
+    for (std::int64_t member = 1; member <= 3; ++member) {
+      feed(t, "etcd-snapshot-restore",
+           {{"member", member}, {"snapshot", std::string("backup")}, {"revision", revision}});
+    }
+  }
   bool held() const { return !monitor.violation().has_value(); }
   std::string detail() const { return held() ? std::string() : monitor.violation()->detail; }
 
@@ -266,5 +280,56 @@ TEST_CASE("lease-protocol (g): the election controller pings only candidates not
     trace.read(10, kController, 2, "LeaseCandidate kube-system/" + kB);
     trace.candidate(10, kController, "update", 3, 2, 7, wall(10));
     CHECK_THAT(trace.detail(), Contains("(g) needless ping") && Contains("3s after"));
+  }
+}
+
+TEST_CASE("lease-protocol across a snapshot restore: the store is the snapshot's again",
+          "[lease-protocol]") {
+  Trace trace;
+  trace.held_by_a();      // rv 1, 2
+  trace.snapshot(3, 2);   // saved at revision 2: A's renewal at t=2
+  trace.write(4, kA, "update", 3, 2, {kA, 15, wall(0), wall(4), 0});  // lost by the restore
+  trace.read(5, kB, 3);   // B observes the renewal at t=4 from t=5
+  trace.restore(30, 2);   // back to revision 2
+  SECTION("a takeover judged against the restored record, observed for leaseDuration") {
+    trace.read(31, kB, 2);  // new bytes for B: its clock restarts at 31
+    trace.read(46, kB, 2);
+    trace.write(46, kB, "update", 3, 2, {kB, 15, wall(46), wall(46), 1});
+    CHECK(trace.held());
+  }
+  SECTION("a takeover of the restored record observed too briefly") {
+    trace.read(31, kB, 2);
+    trace.write(40, kB, "update", 3, 2, {kB, 15, wall(40), wall(40), 1});
+    CHECK_THAT(trace.detail(), Contains("(c) early takeover"));
+    CHECK_THAT(trace.detail(), Contains("9s on its own clock"));
+  }
+  SECTION("the holder renews the restored record, conditional on its revision") {
+    trace.write(31, kA, "update", 3, 2, {kA, 15, wall(0), wall(31), 0});
+    CHECK(trace.held());
+  }
+  SECTION("an update conditional on a version the restore took back") {
+    trace.write(31, kA, "update", 3, 3, {kA, 15, wall(0), wall(31), 0});
+    CHECK_THAT(trace.detail(), Contains("which it was never served"));
+  }
+}
+
+TEST_CASE("lease-protocol across a restore: writes committed below the snapshot's revision "
+          "after the save belong in it",
+          "[lease-protocol]") {
+  Trace trace;
+  trace.write(0, kA, "create", 1, 0, {kA, 15, wall(0), wall(0), 0});
+  trace.snapshot(1, 2);  // the member had applied revision 2 before A heard back
+  trace.write(2, kA, "update", 2, 1, {kA, 15, wall(0), wall(2), 0});
+  trace.write(4, kA, "update", 3, 2, {kA, 15, wall(0), wall(4), 0});
+  trace.restore(30, 2);
+  trace.read(31, kB, 2);
+  SECTION("the restored record is revision 2's: B's clock started at 31") {
+    trace.write(40, kB, "update", 3, 2, {kB, 15, wall(40), wall(40), 1});
+    CHECK_THAT(trace.detail(), Contains("(c) early takeover"));
+  }
+  SECTION("and 15s later B may take it") {
+    trace.read(46, kB, 2);
+    trace.write(46, kB, "update", 3, 2, {kB, 15, wall(46), wall(46), 1});
+    CHECK(trace.held());
   }
 }
