@@ -53,6 +53,10 @@ Etcd3Store::Etcd3Store(Etcd3ClientConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(!config_.endpoints.empty());
   HASIM_ASSERT(config_.request_timeout.ns > 0 && config_.backoff.ns >= 0);
   HASIM_ASSERT(config_.max_attempts >= 1 && config_.max_compare_retries >= 0);
+  HASIM_ASSERT(config_.endpoints.size() < 256);  // channel_timer's 8 bits
+  // One endpoint (stacked): the watch's keepalive and the calls themselves find its
+  // connection's state, and there is nothing to pick instead (raft_store.hpp).
+  if (config_.endpoints.size() > 1) channels_.resize(config_.endpoints.size());
 }
 
 Etcd3Store::Op Etcd3Store::make_op(StorageOp kind, std::string key, std::string value,
@@ -126,9 +130,16 @@ void Etcd3Store::send_call(Op& op, Etcd3Effects& out) {
   HASIM_ASSERT(op.attempts < config_.max_attempts);
   op.call = next_call_++;
   calls_[op.call] = op.id;
-  op.endpoint = config_.endpoints[active_];
+  const std::size_t index = pick_endpoint();
+  op.endpoint = config_.endpoints[index];
   op.sent_connected = !disconnected_.contains(op.endpoint);
-  if (config_.balancer == EtcdBalancer::round_robin) next_endpoint();
+  if (config_.balancer == EtcdBalancer::round_robin) {
+    active_ = index;
+    next_endpoint();
+  }
+  if (has_channels() && op.sent_connected && channels_[index].keepalive == 0) {
+    arm_keepalive(index, config_.keepalive_time, out);
+  }
   ++op.attempts;
   ++op.total_calls;
   auto request = build_call(op);
@@ -232,6 +243,7 @@ void Etcd3Store::on_response(const etcd::KvResponse& response, std::int64_t now_
   Op& op = it->second;
   HASIM_ASSERT(op.call == response.client_id);
   disconnected_.erase(op.endpoint);  // the member answered: the connection works
+  if (has_channels()) heard_from(op.endpoint, now_ns);
   if (!response.ok()) {
     on_call_failed(op, grpc_code_of(response.error), response.error, now_ns, out);
     return;
@@ -341,6 +353,7 @@ void Etcd3Store::on_txn(Op& op, const etcd::KvResponse& response, Etcd3Effects& 
 }
 
 void Etcd3Store::on_timer(std::uint64_t token, std::int64_t now_ns, Etcd3Effects& out) {
+  if ((token & kEtcd3ChannelTimerBit) != 0) return on_channel_timer(token, now_ns, out);
   const auto it = ops_.find(token / 2);
   if (it == ops_.end()) return;  // a timer of an operation that already ended
   Op& op = it->second;
@@ -384,6 +397,7 @@ void Etcd3Store::on_connection_closed(const std::string& endpoint, std::int64_t 
     const std::string text(never_sent ? kNoConnection : kTransportClosing);
     on_call_failed(op, GrpcCode::unavailable, text, now_ns, out, never_sent);
   }
+  if (has_channels()) channel_closed(endpoint, out);
 }
 
 void Etcd3Store::finish(Op& op, StorageResult result, Etcd3Effects& out) {

@@ -47,6 +47,17 @@ struct Etcd3ClientConfig {
   int max_attempts = 101;               // one call + defaultUnaryMaxRetries (100)
   // GuaranteedUpdate / conditional Delete loop until the compare succeeds upstream; bounded.
   int max_compare_retries = 16;
+  // gRPC subchannels, one per endpoint (etcd3_channels.cpp; with several endpoints only).
+  // HTTP/2 keepalive (clientv3 DialKeepAliveTime / DialKeepAliveTimeout, which kube-apiserver's
+  // storagebackend/factory/etcd3.go sets to keepaliveTime 30 s and keepaliveTimeout 10 s),
+  // the dial timeout (factory/etcd3.go dialTimeout, 20 s, also gRPC's minConnectTimeout) and
+  // gRPC's reconnect back-off (backoff.DefaultConfig: 1 s, x1.6, at most 120 s; its 20%
+  // jitter is left out).
+  Duration keepalive_time = seconds(30);
+  Duration keepalive_timeout = seconds(10);
+  Duration dial_timeout = seconds(20);
+  Duration reconnect_base = seconds(1);
+  Duration reconnect_max = seconds(120);
 };
 
 // The endpoint lists kubeadm gives kube-apiserver: its own node's member only (stacked), or
@@ -71,6 +82,12 @@ struct StorageResult {
 struct Etcd3Send {
   std::string endpoint;
   std::shared_ptr<etcd::KvRequest> request;
+};
+// A keepalive ping or a connection attempt to an endpoint (sent as a Status request): its
+// answer goes back through Etcd3Store::on_probe_answer.
+struct Etcd3Probe {
+  std::string endpoint;
+  std::uint64_t id = 0;  // always has kEtcd3ProbeBit set
 };
 struct Etcd3Timer {
   Duration after;
@@ -99,6 +116,7 @@ struct Etcd3CallRecord {
 
 struct Etcd3Effects {
   std::vector<Etcd3Send> sends;
+  std::vector<Etcd3Probe> probes;
   std::vector<Etcd3Timer> timers;
   std::vector<StorageResult> done;
   std::vector<Etcd3CallRecord> calls;
@@ -130,6 +148,14 @@ class Etcd3Store {
   // not retried); one sent after the client saw the connection fail never left (gRPC fails
   // it with "no connection available", which retry_interceptor.go retries even for writes).
   void on_connection_closed(const std::string& endpoint, std::int64_t now_ns, Etcd3Effects& out);
+
+  // A probe's answer (kEtcd3ProbeBit ids), and any other frame read from `endpoint` (a watch
+  // response): both show its transport alive.
+  void on_probe_answer(std::uint64_t id, std::int64_t now_ns, Etcd3Effects& out);
+  void heard_from(const std::string& endpoint, std::int64_t now_ns);
+  // Several endpoints: each has a subchannel of its own (etcd3_channels.cpp).
+  bool has_channels() const { return !channels_.empty(); }
+  bool connected(const std::string& endpoint) const { return !disconnected_.contains(endpoint); }
 
   const std::string& active_endpoint() const { return config_.endpoints[active_]; }
   std::size_t in_flight() const { return ops_.size(); }
@@ -166,7 +192,29 @@ class Etcd3Store {
   void on_call_ok(Op& op, const etcd::KvResponse& response, Etcd3Effects& out);
   void on_txn(Op& op, const etcd::KvResponse& response, Etcd3Effects& out);
   void next_endpoint();
+  // The endpoint a call goes to: the round-robin picker skips endpoints whose subchannel is
+  // not connected (gRPC's round_robin picks among READY subchannels only).
+  std::size_t pick_endpoint() const;
   void finish(Op& op, StorageResult result, Etcd3Effects& out);
+
+  // Subchannels (etcd3_channels.cpp).
+  struct Channel {
+    std::int64_t heard_ns = 0;       // the last frame read on its transport
+    std::uint64_t keepalive = 0;     // generation of the armed keepalive check; 0: dormant
+    std::uint64_t ping = 0;          // the keepalive ping in flight, 0 none
+    std::uint64_t connect = 0;       // the connection attempt in flight, 0 none
+    std::uint64_t reconnect = 0;     // generation of the armed reconnect; 0: none
+    Duration backoff{};              // before the next attempt after a failed one
+  };
+  std::size_t index_of(const std::string& endpoint) const;
+  std::uint64_t channel_timer(std::size_t index, std::uint64_t kind, std::uint64_t gen) const;
+  void on_channel_timer(std::uint64_t token, std::int64_t now_ns, Etcd3Effects& out);
+  void arm_keepalive(std::size_t index, Duration after, Etcd3Effects& out);
+  void keepalive_check(std::size_t index, std::int64_t now_ns, Etcd3Effects& out);
+  bool calls_on(const std::string& endpoint) const;
+  void attempt_connect(std::size_t index, Etcd3Effects& out);
+  void connect_failed(std::size_t index, Etcd3Effects& out);
+  void channel_closed(const std::string& endpoint, Etcd3Effects& out);
 
   Etcd3ClientConfig config_;
   std::size_t active_ = 0;
@@ -175,10 +223,16 @@ class Etcd3Store {
   std::map<std::uint64_t, Op> ops_;               // by operation id
   std::map<std::uint64_t, std::uint64_t> calls_;  // call id -> operation id
   std::set<std::string> disconnected_;            // endpoints whose connection failed
+  std::vector<Channel> channels_;                 // by endpoint index; empty with one endpoint
+  std::uint64_t next_probe_ = 1;
+  std::uint64_t next_gen_ = 1;
 };
 
-// Timer tokens: op id * 2 + kind.
+// Timer tokens: op id * 2 + kind; a subchannel's have kEtcd3ChannelTimerBit set.
 inline constexpr std::uint64_t kEtcd3DeadlineTimer = 0;
 inline constexpr std::uint64_t kEtcd3BackoffTimer = 1;
+inline constexpr std::uint64_t kEtcd3ChannelTimerBit = std::uint64_t{1} << 55;  // below TagSpace::kLocalLimit
+// Probe ids (Status requests the client sends itself), apart from the watch's pings.
+inline constexpr std::uint64_t kEtcd3ProbeBit = std::uint64_t{1} << 62;
 
 }  // namespace hasim::api

@@ -101,6 +101,11 @@ void RaftStore::run(Etcd3Effects effects) {
     HASIM_ASSERT(it != endpoints_.end());
     env_->send(it->second, std::move(send.request));
   }
+  for (const Etcd3Probe& probe : effects.probes) {
+    auto status = std::make_shared<etcd::KvStatusRequest>();
+    status->client_id = probe.id;
+    env_->send(endpoints_.at(probe.endpoint), std::move(status));
+  }
   for (const Etcd3Timer& timer : effects.timers) {
     env_->set_timer(timer.after, client_tags_.tag(timer.token));
   }
@@ -217,11 +222,19 @@ bool RaftStore::on_message(Env& env, ProcessId from, const Message& message) {
     return true;
   }
   if (const auto* watch = message_as<etcd::KvWatchResponse>(*message)) {
+    if (client_.has_channels()) heard_from(from);
     on_watch_response(*watch);
     return true;
   }
   if (const auto* status = message_as<etcd::KvStatusResponse>(*message)) {
-    on_ping_answer(status->client_id);
+    if (client_.has_channels()) heard_from(from);
+    if ((status->client_id & kEtcd3ProbeBit) == 0) {
+      on_ping_answer(status->client_id);
+      return true;
+    }
+    Etcd3Effects fx;
+    client_.on_probe_answer(status->client_id, now_ns(), fx);
+    run(std::move(fx));
     return true;
   }
   if (message_as<ConnectionClosed>(*message) == nullptr) return false;
@@ -239,6 +252,12 @@ const std::string* RaftStore::endpoint_of(ProcessId process) const {
 }
 
 // The connection to a member is gone: the calls on it fail, and a watch there moves on.
+// Any frame from a member shows its transport alive (the client's keepalive).
+void RaftStore::heard_from(ProcessId from) {
+  const std::string* endpoint = endpoint_of(from);
+  if (endpoint != nullptr) client_.heard_from(*endpoint, now_ns());
+}
+
 void RaftStore::connection_lost(const std::string& endpoint) {
   Etcd3Effects fx;
   client_.on_connection_closed(endpoint, now_ns(), fx);

@@ -11,8 +11,10 @@
 // gets ConnectionClosed; calls in flight there fail); one that goes silent (node down,
 // partition) is found by HTTP/2 keepalive: kube-apiserver's etcd client pings every 30 s
 // and gives up 10 s later (storagebackend/factory/etcd3.go keepaliveTime,
-// keepaliveTimeout), when the watch moves to the next endpoint. Unary calls wait for their
-// own deadline (the request's, 60 s).
+// keepaliveTimeout), when the watch moves to the next endpoint. With one endpoint (stacked)
+// unary calls wait for their own deadline (the request's, 60 s); with several (external)
+// every subchannel has its own keepalive, and the round-robin balancer skips a subchannel
+// that is not connected while it reconnects (etcd3_channels.cpp).
 //
 // /readyz: kube-apiserver's etcd readiness check (factory/etcd3.go newETCD3Check: a Get of
 // /registry/health bounded by --etcd-readycheck-timeout, 2 s), run every second as the
@@ -79,6 +81,7 @@ class RaftStore final : public Store {
   ObjectPtr decode(const etcd::mvcc::KeyValue& kv) const;
   void trace_calls(const std::vector<Etcd3CallRecord>& calls);
   const std::string* endpoint_of(ProcessId process) const;
+  void heard_from(ProcessId from);
   void connection_lost(const std::string& endpoint);
 
   // raft_store_cache.cpp

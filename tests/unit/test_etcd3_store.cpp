@@ -3,6 +3,8 @@
 // script of storage operations.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,13 +36,15 @@ struct Script {
   std::vector<Step> steps;
   std::map<std::size_t, Outcome> outcomes;  // by step index
   std::string last_endpoint;
+  std::vector<std::string> endpoints;  // of every call, in order
+  int probe_answers = 0;
 };
 
 // Hosts one Etcd3Store: carries its sends and timers through the Env, hands responses back.
 class StoreHost final : public Process {
  public:
   StoreHost(api::Etcd3ClientConfig config, std::shared_ptr<Script> script)
-      : store_(std::move(config)), script_(std::move(script)) {}
+      : names_(config.endpoints), store_(std::move(config)), script_(std::move(script)) {}
   void on_start(Env& env) override {
     steps_ = env.tag_space("steps");
     store_timers_ = env.tag_space("store");
@@ -59,11 +63,19 @@ class StoreHost final : public Process {
     }
     drain(env, out);
   }
-  void on_message(Env& env, ProcessId, const Message& message) override {
-    const auto* response = message_as<etcd::KvResponse>(*message);
-    if (response == nullptr) return;
+  void on_message(Env& env, ProcessId from, const Message& message) override {
     Etcd3Effects out;
-    store_.on_response(*response, env.monotonic_now().ns, out);
+    const std::int64_t now = env.monotonic_now().ns;
+    if (const auto* response = message_as<etcd::KvResponse>(*message)) {
+      store_.on_response(*response, now, out);
+    } else if (const auto* status = message_as<etcd::KvStatusResponse>(*message)) {
+      ++script_->probe_answers;
+      store_.on_probe_answer(status->client_id, now, out);
+    } else if (message_as<ConnectionClosed>(*message) != nullptr) {
+      for (const std::string& name : names_) {
+        if (env.process(name) == from) store_.on_connection_closed(name, now, out);
+      }
+    }
     drain(env, out);
   }
 
@@ -71,7 +83,13 @@ class StoreHost final : public Process {
   void drain(Env& env, Etcd3Effects& out) {
     for (auto& s : out.sends) {
       script_->last_endpoint = s.endpoint;
+      script_->endpoints.push_back(s.endpoint);
       env.send(env.process(s.endpoint), std::move(s.request));
+    }
+    for (const auto& p : out.probes) {
+      auto status = std::make_shared<etcd::KvStatusRequest>();
+      status->client_id = p.id;
+      env.send(env.process(p.endpoint), std::move(status));
     }
     for (const auto& t : out.timers) env.set_timer(t.after, store_timers_.tag(t.token));
     for (auto& r : out.done) {
@@ -80,6 +98,7 @@ class StoreHost final : public Process {
     }
   }
 
+  std::vector<std::string> names_;  // the endpoints, to name a closed connection's peer
   Etcd3Store store_;
   std::shared_ptr<Script> script_;
   std::map<std::uint64_t, std::size_t> step_of_;
@@ -316,13 +335,61 @@ TEST_CASE("etcd3 store: every member unreachable: the request deadline ends it",
   });
   s->steps = {{t + 1'000, do_get(kPod)}, {t + 1'000, do_update(kPod, "v", 7)}};
   rig.run_until_ms(t + 62'000);
-  for (std::size_t i = 0; i < 2; ++i) {
-    const StorageResult& r = outcome(*s, i);
-    CHECK(r.error == StorageError::timeout);
-    CHECK(r.etcd_error == "context deadline exceeded");
-    CHECK(r.attempts == 1);
-    CHECK(s->outcomes.at(i).at_ms == t + 1'000 + 60'000);
+  // Keepalive closes the silent transports 30 s + 10 s after the last frame: the write fails
+  // then, of unknown outcome, and is not retried; the read is retried, finds no connected
+  // subchannel, and waits out the request deadline.
+  const StorageResult& read = outcome(*s, 0);
+  CHECK(read.error == StorageError::timeout);
+  CHECK(read.etcd_error == "context deadline exceeded");
+  CHECK(read.attempts == 2);
+  CHECK(s->outcomes.at(0).at_ms == t + 1'000 + 60'000);
+  const StorageResult& write = outcome(*s, 1);
+  CHECK(write.error == StorageError::unavailable);
+  CHECK(write.etcd_error == "transport is closing");
+  CHECK(write.attempts == 1);
+  CHECK(s->outcomes.at(1).at_ms == t + 1'000 + 30'000 + 10'000);
+}
+
+// gRPC's round_robin picks only connected (READY) subchannels: a member that goes silent is
+// used until keepalive finds it (30 s without a frame while calls are open, then 10 s
+// without an answer to a ping), then skipped while the subchannel reconnects (attempts
+// bounded by the 20 s dial timeout, then 1 s, 1.6 s, ... apart), and used again once an
+// attempt is answered.
+TEST_CASE("etcd3 store: a silent endpoint is skipped from keepalive until it reconnects",
+          "[apiserver][etcd3]") {
+  KvRig rig;
+  auto s = host(rig, 3, endpoints(rig, {1, 2, 3}));
+  const std::int64_t t = kElected;
+  std::uint64_t cut = 0;  // the client's node (3) and n1's cannot reach each other
+  rig.world().at(TrueTime{t * 1'000'000}, [&rig, &cut] {
+    cut = rig.world().partition({{NodeId{3}, rig.node(1)}, {rig.node(1), NodeId{3}}});
+  });
+  rig.world().at(TrueTime{(t + 100'000) * 1'000'000}, [&rig, &cut] { rig.world().heal(cut); });
+  for (int i = 0; i < 180; ++i) s->steps.push_back({t + 1'000 + i * 1'000, do_get(kPod)});
+  rig.run_until_ms(t + 182'000);
+  const auto count_n1 = [&](std::size_t from, std::size_t to) {
+    return std::count(s->endpoints.begin() + static_cast<std::ptrdiff_t>(from),
+                      s->endpoints.begin() + static_cast<std::ptrdiff_t>(to), rig.name(1));
+  };
+  // Until keepalive closes n1's transport, every third read goes there and waits for the
+  // closing (then it is retried on n2 or n3); after it, none does.
+  CHECK(count_n1(0, 9) == 3);
+  std::size_t slow = 0;
+  for (const auto& [step, o] : s->outcomes) {
+    INFO("step " << step);
+    CHECK(o.result.error == StorageError::key_not_found);  // every read answered at last
+    if (o.at_ms - (t + 1'000 + static_cast<std::int64_t>(step) * 1'000) > 1'000) ++slow;
   }
+  CHECK(slow > 0);
+  // Reads issued between the close and the heal are answered at once by n2 and n3.
+  for (std::size_t step = 45; step < 95; ++step) {
+    INFO("step " << step);
+    CHECK(s->outcomes.at(step).at_ms - (t + 1'000 + static_cast<std::int64_t>(step) * 1'000) < 100);
+  }
+  // After the heal a reconnect attempt is answered and n1 is picked again.
+  CHECK(s->probe_answers > 0);
+  const std::size_t total = s->endpoints.size();
+  CHECK(count_n1(total - 30, total) == 10);
 }
 
 TEST_CASE("etcd3 errors: codes, safe retries and API statuses", "[apiserver][etcd3]") {
