@@ -11,10 +11,25 @@ ApiClient::ApiClient(ApiClientConfig config) : config_(std::move(config)) {
 
 ProcessId ApiClient::endpoint(Env& env) {
   if (!chosen_.has_value()) {
-    chosen_ = config_.load_balanced ? env.rng().below(config_.apiservers.size()) : 0;
+    chosen_ = config_.load_balanced ? balance(env) : 0;
     chosen_process_ = env.process(config_.apiservers[*chosen_]);
   }
   return chosen_process_;
+}
+
+// A new connection through the load balancer: uniformly among the backends it has up, in
+// apiservers' order (all of them when every one is up, or none is: the draw is the same).
+std::size_t ApiClient::balance(Env& env) const {
+  const std::size_t n = config_.apiservers.size();
+  if (config_.health == nullptr) return env.rng().below(n);
+  std::vector<std::size_t> up;
+  up.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto backend = config_.health->find(config_.apiservers[i]);
+    if (!backend || config_.health->up(*backend)) up.push_back(i);
+  }
+  if (up.empty() || up.size() == n) return env.rng().below(n);
+  return up[env.rng().below(up.size())];
 }
 
 void ApiClient::request(Env& env, ContextId context, Verb verb, ObjectKey key, ObjectPtr object,

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/apiserver/load_balancer.hpp"
 #include "models/apiserver/messages.hpp"
 #include "sim/env.hpp"
 
@@ -25,6 +27,9 @@ struct ApiClientConfig {
   Duration timeout{};   // http.Client.Timeout; zero means none
   std::string user;     // identity for traces
   TagSpace timer_tags;  // for the timeouts: tag(request id)
+  // The balancer's view of its backends (load_balancer.hpp): a new connection goes to one
+  // that is up (to any when none is). Null: every backend is taken as up.
+  std::shared_ptr<const LoadBalancerHealth> health;
 };
 
 using ContextId = std::uint64_t;
@@ -73,6 +78,7 @@ class ApiClient final : public ApiTransport {
     Callback done;
   };
   ProcessId endpoint(Env& env);
+  std::size_t balance(Env& env) const;
   void complete(Env& env, std::uint64_t id, const Response& response);
   // A 410 Gone for watch `id`: it ends; once established, with an error event.
   void end_watch(Env& env, std::uint64_t id);

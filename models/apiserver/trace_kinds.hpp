@@ -27,6 +27,9 @@ inline constexpr std::string_view kApiserverUnavailable = "apiserver-unavailable
 // An apiserver over etcd members: its /readyz etcd check changed its answer:
 // {ready (0 or 1), reason}.
 inline constexpr std::string_view kApiserverReadyz = "apiserver-readyz";
+// The load balancer in front of the apiservers (access "loadBalancer", load_balancer.hpp)
+// marked a backend up or down: {backend, up (0 or 1)}.
+inline constexpr std::string_view kLoadBalancerBackend = "lb-backend";
 
 // kube-apiserver's etcd client (models/apiserver/raft_store.hpp) made one gRPC call on one
 // key: the history `no-lost-write` checks and `hasim run --history` writes
@@ -49,6 +52,6 @@ inline constexpr std::string_view kEtcdCallEnd = "etcd-call-end";
 inline constexpr std::array kAll{kComponentStart, kWrite,          kLeaseWrite,
                                  kLeaseRead,      kApiserverSlow, kApiserverHang,
                                  kApiserverUnavailable, kApiserverReadyz, kEtcdCall,
-                                 kEtcdCallEnd};
+                                 kEtcdCallEnd,    kLoadBalancerBackend};
 
 }  // namespace hasim::api::trace_kind

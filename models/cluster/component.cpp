@@ -77,6 +77,7 @@ void Component::on_start(Env& env) {
   api::ApiClientConfig client;
   client.apiservers = config_.apiservers;
   client.load_balanced = config_.load_balanced;
+  client.health = config_.lb_health;
   client.timeout =
       config_.client_timeout.value_or(default_client_timeout(config_.election.renewDeadline));
   if (config_.election.renewRequests == election::RenewRequests::unbounded) {

@@ -35,6 +35,7 @@ struct ComponentConfig {
   bool exit_zero_when_terminated = false;   // the scheduler's behaviour
   std::vector<std::string> apiservers;      // "node/kube-apiserver"
   bool load_balanced = false;
+  std::shared_ptr<const api::LoadBalancerHealth> lb_health;  // the balancer's backend health
 };
 
 // resourcelock.New(lockType, namespace, name, ...): "leases", "endpoints", "configmaps" or a

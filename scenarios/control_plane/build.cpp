@@ -1,4 +1,5 @@
 #include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/control_plane/load_balancer.hpp"
 
 #include "models/cluster/upgrade_spec.hpp"
 
@@ -40,7 +41,8 @@ ElectionPolicy election_policy(const Scenario& scenario) {
 }
 
 cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const ElectionSpec& spec,
-                                          std::string_view component, const std::string& node) {
+                                          std::string_view component, const std::string& node,
+                                          const ControlPlaneWiring& wiring) {
   cluster::ComponentConfig config;
   config.component = std::string(component);
   config.node = node;
@@ -65,6 +67,7 @@ cluster::ComponentConfig component_config(const ControlPlaneSpec& cp, const Elec
     }
   }
   config.load_balanced = cp.loadBalancer;
+  config.lb_health = wiring.balancer;
   return config;
 }
 
@@ -112,7 +115,19 @@ void add_node_components(World& world, const Scenario& scenario, const ElectionP
   api::ApiServerConfig apiserver{
       store, conditions, cp.requestTimeout, sampler(cp.apiserverLatency), sampler(cp.watchLag), {},
       {},    {},         {}};
-  if (cp.etcd.model == EtcdModel::raft) apiserver.make_store = raft_store_factory(scenario, node_name);
+  if (cp.etcd.model == EtcdModel::raft) {
+    apiserver.make_store = raft_store_factory(scenario, node_name);
+    if (wiring.balancer != nullptr) {
+      // The balancer's checks read the running incarnation's /readyz.
+      auto slot = std::make_shared<std::weak_ptr<api::Store>>();
+      wiring.stores[node_name] = slot;
+      apiserver.make_store = [make = std::move(apiserver.make_store), slot] {
+        std::shared_ptr<api::Store> made = make();
+        *slot = made;
+        return made;
+      };
+    }
+  }
   election::RunWithLeaderElectionConfig cle;
   cle.hostname = node_name;
   cle.loopback = node_name + "/" + std::string(kApiServerProcess);
@@ -134,7 +149,7 @@ void add_node_components(World& world, const Scenario& scenario, const ElectionP
       });
   for (const auto& [process, spec] : {std::pair{kControllerManagerProcess, &cp.controllerManager},
                                       std::pair{kSchedulerProcess, &cp.scheduler}}) {
-    const auto base = component_config(cp, *spec, process, node_name);
+    const auto base = component_config(cp, *spec, process, node_name, wiring);
     world.add_process(
         *node, std::string(process),
         [base, version = version_of(process), policy, upgrade_lock = spec->upgradeLock] {
@@ -189,8 +204,10 @@ void add_control_plane(World& world, const Scenario& scenario, BuildState& built
   if (const auto* upgrade = scenario.section<UpgradeSpec>()) {
     nodes.insert(nodes.end(), upgrade->replacements.begin(), upgrade->replacements.end());
   }
+  add_load_balancer(cp, *wiring);
   for (const std::string& node_name : nodes)
     add_node_components(world, scenario, policy, store, node_name, *wiring);
+  start_health_checks(world, *wiring);
   supervise(world, cp.kubelet);
   track_leaders(world, scenario, *wiring);
 }

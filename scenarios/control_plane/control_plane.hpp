@@ -12,6 +12,7 @@
 
 #include "models/apiserver/apiserver.hpp"
 #include "models/apiserver/ideal_store.hpp"
+#include "models/apiserver/load_balancer.hpp"
 #include "models/election/semver.hpp"
 #include "scenarios/control_plane/spec.hpp"
 #include "scenarios/loader_internal.hpp"
@@ -44,6 +45,10 @@ struct ControlPlaneWiring {
   // Who acts as leader for which lease, followed from the trace; only when a fault aims at
   // the "leader" role (it costs an observer call per event).
   std::shared_ptr<const class LeaderTracker> leaders;
+  // With access "loadBalancer" and its health check on: the balancer's view of the
+  // apiservers, and each apiserver incarnation's store (for /readyz), by node name.
+  std::shared_ptr<api::LoadBalancerHealth> balancer;
+  std::map<std::string, std::shared_ptr<std::weak_ptr<api::Store>>> stores;
 };
 
 // What reading "controlPlane" leaves for the readers after it (the upgrade, apiserver faults).

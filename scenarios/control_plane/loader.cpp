@@ -202,6 +202,21 @@ void read_kubelet(JsonReader& r, const Json& value, const std::string& path, Kub
   }
 }
 
+// controlPlane.loadBalancerHealthCheck (load_balancer.hpp): haproxy's inter, fall and rise.
+void read_lb_health(JsonReader& r, const Json& value, const std::string& path,
+                    LoadBalancerHealthSpec& h) {
+  if (!r.object(value, path, keys("loadBalancerHealthCheck"), "the load balancer's health check")) {
+    return;
+  }
+  read_bool_field(r, value, path, "enabled", h.enabled);
+  read_duration_field(r, value, path, "interval", DurationSign::positive, h.interval);
+  for (const auto& [key, field] : {std::pair{"fall", &h.fall}, std::pair{"rise", &h.rise}}) {
+    const Json* v = JsonReader::field(value, key);
+    if (v == nullptr) continue;
+    if (auto n = r.integer(*v, JsonReader::key_path(path, key), 1, 100)) *field = static_cast<int>(*n);
+  }
+}
+
 // "nodes", or every declared node but the store. Nullopt if they are not known.
 std::optional<std::vector<std::string>> read_cp_nodes(Context& c, const Json& object,
                                                       const std::string& path) {
@@ -442,6 +457,16 @@ void read_control_plane(Context& c, const Json& value, const std::string& path) 
                         "node, the default) or \"loadBalancer\" (to any kube-apiserver through "
                         "a load balancer)");
       }
+    }
+  }
+  if (const Json* v = JsonReader::field(value, "loadBalancerHealthCheck")) {
+    const std::string at = JsonReader::key_path(path, "loadBalancerHealthCheck");
+    read_lb_health(r, *v, at, spec.loadBalancerHealthCheck);
+    if (!spec.loadBalancer) {
+      r.error(at, "a load balancer health check needs \"access\": \"loadBalancer\" (with "
+                  "\"local\" access, the default, each component talks to its own node's "
+                  "kube-apiserver and no balancer checks anything); set \"access\": "
+                  "\"loadBalancer\" or remove \"loadBalancerHealthCheck\"");
     }
   }
   read_duration_field(r, value, path, "requestTimeout", DurationSign::positive,

@@ -101,6 +101,15 @@ struct ControlPlaneEtcd {
 
 // Control-plane nodes, each running kube-apiserver, kube-controller-manager and
 // kube-scheduler, over one ideal linearizable store (on node kStoreNode).
+// controlPlane.loadBalancerHealthCheck: the balancer's checks of each kube-apiserver's
+// /readyz (models/apiserver/load_balancer.hpp), with access "loadBalancer" only.
+struct LoadBalancerHealthSpec {
+  bool enabled = true;
+  Duration interval = seconds(2);
+  int fall = 3;
+  int rise = 2;
+};
+
 struct ControlPlaneSpec {
   static constexpr std::string_view kSection = "controlPlane";
   std::vector<std::string> nodes;  // default: every node but the store's
@@ -110,6 +119,7 @@ struct ControlPlaneSpec {
   ElectionMode election = ElectionMode::lease;
   CoordinationSpec coordination;
   bool loadBalancer = false;              // components reach apiservers through a load balancer
+  LoadBalancerHealthSpec loadBalancerHealthCheck;
   Duration requestTimeout = seconds(60);  // kube-apiserver --request-timeout
   DurationDistribution apiserverLatency = DurationDistribution::constant(Duration{});
   DurationDistribution watchLag = DurationDistribution::constant(Duration{});

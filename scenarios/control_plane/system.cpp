@@ -54,7 +54,9 @@ const ScenarioSystem& control_plane_scenario_system() {
     s.key_sets = {
         {"controlPlane",
          {"nodes", "version", "emulationVersion", "election", "coordination", "access",
-          "requestTimeout", "apiserverLatency", "watchLag", "components", "kubelet", "etcd"}},
+          "loadBalancerHealthCheck", "requestTimeout", "apiserverLatency", "watchLag", "components",
+          "kubelet", "etcd"}},
+        {"loadBalancerHealthCheck", {"enabled", "interval", "fall", "rise"}},
         {"controlPlaneEtcd", {"model", "topology", "balancer"}},
         {"coordination",
          {"strategy", "fallbackAfter", "candidateRenewInterval", "leaseDuration", "renewDeadline",

@@ -257,7 +257,7 @@ class CandidatesHelper final : public Process {
 
   void on_start(Env& env) override {
     client_.emplace(
-        api::ApiClientConfig{{kApiServer}, false, {}, "test-helper", env.tag_space("client")});
+        api::ApiClientConfig{{kApiServer}, false, {}, "test-helper", env.tag_space("client"), {}});
     tags_ = env.tag_space("helper");
     env.set_timer(config_.tick, tags_.tag(kTick));
     env.set_timer(config_.after_start, tags_.tag(kPostStart));
@@ -410,7 +410,8 @@ class FakeController final : public Process {
                                                               false,
                                                               cluster::default_client_timeout(5_s),
                                                               config_.name,
-                                                              env.tag_space("client")});
+                                                              env.tag_space("client"),
+                                                              {}});
     lock_ = std::make_unique<ObjectLock>(
         api::ObjectKey{Kind::lease, config_.namespace_, config_.lease}, config_.name, *client_);
     LeaderElectionConfig election;

@@ -28,7 +28,7 @@ class ScriptedClient final : public Process {
       : script_(std::move(script)), log_(std::move(log)), timeout_(timeout) {}
   void on_start(Env& env) override {
     client_.emplace(
-        ApiClientConfig{{"n1/kube-apiserver"}, false, timeout_, "tester", env.tag_space("client")});
+        ApiClientConfig{{"n1/kube-apiserver"}, false, timeout_, "tester", env.tag_space("client"), {}});
     script_(env, *client_, *log_);
   }
   void on_message(Env& env, ProcessId, const Message& m) override { client_->on_message(env, m); }

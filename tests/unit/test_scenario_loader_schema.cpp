@@ -72,6 +72,8 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc[kind] = object;
   } else if (kind == "components" || kind == "kubelet") {
     doc["controlPlane"] = {{kind, object}};
+  } else if (kind == "loadBalancerHealthCheck") {
+    doc["controlPlane"] = {{"access", "loadBalancer"}, {kind, object}};
   } else if (kind == "controlPlaneEtcd") {
     doc["controlPlane"] = {{"etcd", object}};
   } else if (kind == "component") {
