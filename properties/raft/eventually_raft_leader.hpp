@@ -17,6 +17,7 @@ class EventuallyRaftLeader final : public Property {
  public:
   EventuallyRaftLeader(std::string spec, Duration bound)
       : Property(std::move(spec)), bound_(bound) {}
+  bool wants(std::string_view kind) const override;
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
 
