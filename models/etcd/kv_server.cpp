@@ -16,9 +16,13 @@ constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kKindShift) - 1;
 constexpr std::uint64_t kWriteTimeout = 1;
 constexpr std::uint64_t kReadRetry = 2;
 constexpr std::uint64_t kReadTimeout = 3;
-// A request id: the member's id above the member's sequence (idutil.Generator has the
-// member id in its prefix too), so ids never collide between members.
-constexpr int kIdShift = 40;
+// A request id as etcd's idutil.Generator makes it (pkg/idutil/id.go): the member id's low 16
+// bits above a 48-bit suffix that starts at the member's wall clock in milliseconds (low 40
+// bits) shifted by 8, and counts up. So ids never collide between members, nor between two
+// incarnations of one member unless the clock went back or the old one made more than 256
+// requests per millisecond since (apply answers the waiting request by id).
+constexpr int kIdSuffixBits = 48;
+constexpr std::uint64_t kIdSuffixMask = (std::uint64_t{1} << kIdSuffixBits) - 1;
 
 std::uint64_t timer_value(std::uint64_t kind, std::uint64_t seq) {
   HASIM_ASSERT(seq <= kSeqMask);
@@ -99,7 +103,10 @@ std::string_view kv_op_name(KvOp op) {
   return "kv-?";
 }
 
-KvServer::KvServer(KvServerConfig config) : config_(config), quota_(config.quota_backend_bytes) {
+KvServer::KvServer(KvServerConfig config)
+    : config_(config),
+      quota_(config.quota_backend_bytes),
+      idPrefix_(config.member_id << kIdSuffixBits) {
   HASIM_ASSERT(config_.member_id > 0 && config_.member_id < (std::uint64_t{1} << 16));
 }
 
@@ -137,7 +144,7 @@ void KvServer::write(LocalTime now, ProcessId from, const KvRequest& request, Kv
   InternalRaftRequest irr = internal_request(request);
   if (const auto alarm = mvcc::quota_check(quota_, store_, irr, config_.member_id)) {
     InternalRaftRequest raise;
-    raise.id = (config_.member_id << kIdShift) | ++nextId_;
+    raise.id = next_id();
     raise.type = InternalRaftRequest::Type::alarm;
     raise.alarm = *alarm;
     propose(mvcc::encode_request(raise), raise.id, false);  // nobody waits on it
@@ -153,8 +160,8 @@ void KvServer::write(LocalTime now, ProcessId from, const KvRequest& request, Kv
     refuse(out, from, request, kv_error::kTooManyRequests);
     return;
   }
-  const std::uint64_t seq = ++nextId_;
-  irr.id = (config_.member_id << kIdShift) | seq;
+  irr.id = next_id();
+  const std::uint64_t seq = irr.id & kIdSuffixMask;
   waits_[irr.id] = Wait{from, request.client_id, request.op, now};
   out.timers.emplace_back(config_.request_timeout(), timer_value(kWriteTimeout, seq));
   if (st.leadTransferee != raft::None) {  // raft refuses proposals during a transfer
@@ -300,11 +307,21 @@ void KvServer::on_read_states(const std::vector<raft::ReadState>& states, KvOutb
   }
 }
 
+void KvServer::seed_ids(LocalTime wall_now) {
+  const auto unix_ms = static_cast<std::uint64_t>(wall_now.ns) / 1'000'000;
+  nextId_ = (unix_ms & ((std::uint64_t{1} << 40) - 1)) << 8;
+}
+
+std::uint64_t KvServer::next_id() {
+  nextId_ = (nextId_ + 1) & kIdSuffixMask;
+  return idPrefix_ | nextId_;
+}
+
 void KvServer::on_timer(std::uint64_t local, KvOutbox& out) {
   const std::uint64_t kind = local >> kKindShift;
   const std::uint64_t seq = local & kSeqMask;
   if (kind == kWriteTimeout) {
-    timeout((config_.member_id << kIdShift) | seq, out);
+    timeout(idPrefix_ | seq, out);
     return;
   }
   if (kind == kSyncWatchers || kind == kSyncVictims) {

@@ -136,6 +136,8 @@ class KvServer {
 
   explicit KvServer(KvServerConfig config);
   void set_node(raft::RawNode* node) { node_ = node; }
+  // Seeds request ids from the member's wall clock when it starts (idutil.NewGenerator).
+  void seed_ids(LocalTime wall_now);
 
   void on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out);
   void on_timer(std::uint64_t local, KvOutbox& out);
@@ -222,7 +224,9 @@ class KvServer {
   raft::PeerId lead_ = 0;
   LocalTime leadElected_{};
   raft::Index applied_ = 0;
-  std::uint64_t nextId_ = 0;
+  std::uint64_t idPrefix_ = 0;  // the member id (below 2^16), above the suffix
+  std::uint64_t nextId_ = 0;    // the last request id's 48-bit suffix
+  std::uint64_t next_id();
   std::map<std::uint64_t, Wait> waits_;  // by InternalRaftRequest id
   // Proposals raft dropped for want of a leader, proposed again when one is known.
   struct Blocked {

@@ -98,6 +98,7 @@ void EtcdMember::start_member(Env& env) {
   recover(env);
   node_ = std::make_unique<raft::RawNode>(raft_config(env));
   kv_.set_node(node_.get());
+  kv_.seed_ids(env.now());  // etcdserver's reqIDGen: idutil.NewGenerator(id, time.Now())
   env.set_timer(first_tick(env), ticks_.tag(kTick));
   // The paper's servers start with a plain election timeout (no etcd adjustTicks).
   if (!config_.paper()) env.set_timer(kPeerPoll, ticks_.tag(kAdvanceTicks));
