@@ -54,16 +54,31 @@ void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Reques
   if (conditions.unavailable) return reply(env, client, request->id, Status::unavailable);
   const std::uint64_t key = next_key_++;
   const Verb verb = request->verb;
-  Pending& pending = pending_[key];
+  Pending& pending = pending_.emplace_hint(pending_.end(), key, Pending{})->second;  // keys grow
   pending.client = client;
   pending.request = std::move(request);
-  // The server-side timeout filter answers 504 if the handler has not finished in time.
-  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
-  if (conditions.hangs(verb)) return;  // the kubernetes#44887 pattern: no answer until 504
+  const bool hangs = conditions.hangs(verb);
   Duration delay = conditions.extra_latency;
-  if (config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
+  if (!hangs && config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
+  if (!hangs && delay.ns == 0 && config_.store->answers_at_once()) {
+    // Executed now, by a store that answers now or never and schedules nothing when it does
+    // not: a timeout armed only if no answer came is scheduled exactly where one armed first
+    // would have been (no event was scheduled in between), and most requests need none.
+    execute(env, key);
+    const auto it = pending_.find(key);
+    if (it != pending_.end()) arm_timeout(env, it->second, key);
+    return;
+  }
+  arm_timeout(env, pending, key);
+  if (hangs) return;  // the kubernetes#44887 pattern: no answer until 504
   if (delay.ns == 0) return execute(env, key);
   env.set_timer(delay, execute_tags_.tag(key));
+}
+
+// The server-side timeout filter answers 504 if the handler has not finished in time.
+void ApiServer::arm_timeout(Env& env, Pending& pending, std::uint64_t key) {
+  HASIM_ASSERT(!pending.timeout.has_value());
+  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
 }
 
 void ApiServer::execute(Env& env, std::uint64_t key) {
@@ -94,7 +109,7 @@ void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
   if (it == pending_.end()) return;  // the request timeout answered 504 first
   const Pending pending = std::move(it->second);
   pending_.erase(it);
-  env.cancel_timer(pending.timeout);
+  if (pending.timeout.has_value()) env.cancel_timer(*pending.timeout);
   const Request& request = *pending.request;
   if (is_write(request.verb) && is_success(result.status)) {
     // Properties use this to tell whether a client could still change cluster state.
@@ -158,7 +173,7 @@ void ApiServer::open_watch(Env& env, std::uint64_t key) {
   HASIM_ASSERT(it != pending_.end());
   const Pending pending = std::move(it->second);
   pending_.erase(it);
-  env.cancel_timer(pending.timeout);
+  if (pending.timeout.has_value()) env.cancel_timer(*pending.timeout);
   const Request& request = *pending.request;
   if (!subscribed_) {
     subscribed_ = true;

@@ -70,7 +70,7 @@ class ApiServer final : public Process {
   struct Pending {
     ProcessId client = 0;
     std::shared_ptr<const Request> request;
-    TimerId timeout = 0;
+    std::optional<TimerId> timeout;  // unset while the request is being executed at once
   };
   struct Watcher {
     ProcessId client = 0;
@@ -88,6 +88,8 @@ class ApiServer final : public Process {
 
   void receive(Env& env, ProcessId client, std::shared_ptr<const Request> request);
   void execute(Env& env, std::uint64_t key);
+  // The server-side timeout filter's timer for pending request `key`.
+  void arm_timeout(Env& env, Pending& pending, std::uint64_t key);
   void answer(Env& env, std::uint64_t key, const StoreResult& result);
   void reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object = {},
              std::vector<ObjectPtr> items = {}, std::uint64_t revision = 0);
