@@ -201,13 +201,14 @@ std::variant<std::string_view, StrategyError> pick_best_strategy_view(
   const api::ObjectPtr& first = candidates.front();
   HASIM_ASSERT(first != nullptr);
   const api::Object* highest_candidate = first.get();
-  const SemVer* highest = &or_zero(*memo().versions_of(first).binary);
+  // The binary versions alone: the emulation versions play no part in the strategy.
+  const SemVer* highest = &or_zero(memo().parsed(spec_of(*first).binaryVersion));
 
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     const api::ObjectPtr& candidate = candidates[i];
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    const SemVer& version = or_zero(*memo().versions_of(candidate).binary);
+    const SemVer& version = or_zero(memo().parsed(spec.binaryVersion));
     const int order = compare(*highest, version);
     if (order < 0) {
       highest_candidate = candidate.get();
