@@ -76,12 +76,19 @@ void ApiServer::execute_at_once(Env& env, Pending pending, std::uint64_t key) {
   HASIM_ASSERT(config_.store->answers_at_once());
   const Request& request = *pending.request;
   if (request.verb == Verb::watch) return watch(env, pending);
-  bool answered = false;
-  dispatch(env, request, [this, &env, &pending, &answered](const StoreResult& result) {
-    answered = true;
-    respond(env, pending, result);
+  // One pointer captured, so the callback fits std::function's inline buffer (no allocation):
+  // everything it reads lives in this frame, which the at-once store answers within.
+  struct Call {
+    ApiServer& server;
+    Env& env;
+    const Pending& pending;
+    bool answered = false;
+  } call{*this, env, pending};
+  dispatch(env, request, [&call](const StoreResult& result) {
+    call.answered = true;
+    call.server.respond(call.env, call.pending, result);
   });
-  if (answered) return;
+  if (call.answered) return;
   Pending& waiting = pending_.emplace_hint(pending_.end(), key, std::move(pending))->second;
   arm_timeout(env, waiting, key);
 }
