@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <memory>
 
 #include "models/election/semver.hpp"
 #include "sim/assert.hpp"
@@ -18,8 +18,7 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
 // ParseTolerant, remembered: the controller ranks the same few version strings again on every
 // reconcile step (several per second), and parsing dominated its cost. Pure, so a per-thread
 // memo changes no result (report trials run on several threads). A short list scanned in
-// order beats a std::map here (versions are few, and equal lengths are the rule); a deque, so
-// the references handed out survive later insertions. Only trim() drops entries, and each
+// order beats a std::map here (versions are few, and equal lengths are the rule). Only trim() drops entries, and each
 // public function calls it before it takes any reference, never while it holds one.
 class VersionMemo {
  public:
@@ -28,12 +27,15 @@ class VersionMemo {
     const std::optional<SemVer>* binary = nullptr;
   };
 
+  // The scan inline (a hit is the rule), the parse out of line.
   const std::optional<SemVer>& parsed(const std::string& text) {
-    for (const Entry& entry : entries_) {
-      if (entry.text == text) return entry.version;
+    for (const std::unique_ptr<Entry>& entry : entries_) {
+      if (entry->text.size() == text.size() &&
+          std::char_traits<char>::compare(entry->text.data(), text.data(), text.size()) == 0) {
+        return entry->version;
+      }
     }
-    entries_.push_back({text, parse_semver_tolerant(text)});
-    return entries_.back().version;
+    return add(text);
   }
   // A candidate's two versions.
   Versions versions_of(const api::ObjectPtr& candidate) {
@@ -52,7 +54,12 @@ class VersionMemo {
     std::string text;
     std::optional<SemVer> version;
   };
-  std::deque<Entry> entries_;
+  [[gnu::noinline]] const std::optional<SemVer>& add(const std::string& text) {
+    entries_.push_back(std::make_unique<Entry>(Entry{text, parse_semver_tolerant(text)}));
+    return entries_.back()->version;
+  }
+  // Each entry on the heap, so the references handed out survive later insertions.
+  std::vector<std::unique_ptr<Entry>> entries_;
 };
 
 VersionMemo& memo() {
