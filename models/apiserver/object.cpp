@@ -51,8 +51,8 @@ Object::Object(const Object& o)
       kubelet_port(o.kubelet_port) {
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8  // the sizes of this toolchain's layout
   static_assert(sizeof(Object) == 840 && sizeof(LeaseCandidateSpec) == 168 &&
-                sizeof(PodReadiness) == 72 && sizeof(PodSpec) == 80 &&
-                sizeof(ObjectSyncSpec) == 80 && sizeof(LeaseSpec) == 168,
+                    sizeof(PodReadiness) == 72 && sizeof(PodSpec) == 80 &&
+                    sizeof(ObjectSyncSpec) == 80 && sizeof(LeaseSpec) == 168,
                 "a member was added: copy it in Object(const Object&)");
 #endif
   copy_set(uid, o.uid);

@@ -18,8 +18,9 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
 // ParseTolerant, remembered: the controller ranks the same few version strings again on every
 // reconcile step (several per second), and parsing dominated its cost. Pure, so a per-thread
 // memo changes no result (report trials run on several threads). A short list scanned in
-// order beats a std::map here (versions are few, and equal lengths are the rule). Only trim() drops entries, and each
-// public function calls it before it takes any reference, never while it holds one.
+// order beats a std::map here (versions are few, and equal lengths are the rule). Only trim() drops
+// entries, and each public function calls it before it takes any reference, never while it holds
+// one.
 class VersionMemo {
  public:
   struct Versions {

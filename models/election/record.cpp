@@ -104,7 +104,7 @@ class JsonWriter {
   }
   void time(const std::optional<LocalTime>& time) {
     if (!time.has_value()) return literal("null");  // metav1.Time's zero value
-    *at_++ = '"';  // the text needs no escaping
+    *at_++ = '"';                                   // the text needs no escaping
     write_rfc3339_seconds(at_, *time);
     at_ += kRfc3339Length;
     *at_++ = '"';

@@ -67,8 +67,8 @@ void WorkQueue::done(const api::ObjectKey& key) {
 bool WorkQueue::on_timer(std::uint64_t tag) {
   if (!timer_tags_.owns(tag)) return false;
   const std::uint64_t id = timer_tags_.local(tag);
-  const auto it = std::find_if(waiting_.begin(), waiting_.end(),
-                               [id](const Waiting& w) { return w.id == id; });
+  const auto it =
+      std::find_if(waiting_.begin(), waiting_.end(), [id](const Waiting& w) { return w.id == id; });
   HASIM_ASSERT(it != waiting_.end());  // a moved or shut-down wait cancelled its timer
   api::ObjectKey key = std::move(it->key);
   if (it != waiting_.end() - 1) *it = std::move(waiting_.back());

@@ -58,7 +58,7 @@ class WorkQueue {
   // every step adds, takes and requeues one, where tree nodes cost an allocation each.
   std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
   std::optional<api::ObjectKey> processing_;
-  bool dirty_ = false;  // processing_ was added again while being processed
+  bool dirty_ = false;            // processing_ was added again while being processed
   std::vector<Waiting> waiting_;  // one per key, in no particular order (none is ever relied on)
   std::uint64_t next_wait_ = 1;
   std::map<api::ObjectKey, std::uint32_t> failures_;

@@ -34,8 +34,13 @@ TEST_CASE("an Object's copy carries every member", "[object]") {
   full.lease.strategy = "OldestEmulationVersion";
   full.lease.preferredHolder = "cp-2";
   full.data = {{"e", "f"}};
-  full.candidate = LeaseCandidateSpec{"kube-scheduler", LocalTime{3}, LocalTime{4}, "1.32.0",
-                                      "1.31.0", "OldestEmulationVersion", 5};
+  full.candidate = LeaseCandidateSpec{"kube-scheduler",
+                                      LocalTime{3},
+                                      LocalTime{4},
+                                      "1.32.0",
+                                      "1.31.0",
+                                      "OldestEmulationVersion",
+                                      5};
   full.pod.readinessGates = {"gate"};
   full.pod.conditions = {{"Ready", "True"}};
   full.pod_spec = PodSpec{"node-1", {"cm"}, {"secret"}};
