@@ -53,48 +53,94 @@ void ApiServer::receive(Env& env, ProcessId client, std::shared_ptr<const Reques
   const ApiServerConditions& conditions = *config_.conditions;
   if (conditions.unavailable) return reply(env, client, request->id, Status::unavailable);
   const std::uint64_t key = next_key_++;
-  const Verb verb = request->verb;
-  Pending& pending = pending_[key];
+  const bool hangs = conditions.hangs(request->verb);
+  Duration delay = conditions.extra_latency;
+  if (!hangs && config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
+  if (!hangs && delay.ns == 0 && config_.store->answers_at_once()) {
+    return execute_at_once(env, Pending{client, std::move(request), std::nullopt}, key);
+  }
+  Pending& pending = pending_.emplace_hint(pending_.end(), key, Pending{})->second;  // keys grow
   pending.client = client;
   pending.request = std::move(request);
-  // The server-side timeout filter answers 504 if the handler has not finished in time.
-  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
-  if (conditions.hangs(verb)) return;  // the kubernetes#44887 pattern: no answer until 504
-  Duration delay = conditions.extra_latency;
-  if (config_.processing_latency) delay = delay + config_.processing_latency(env.rng());
+  arm_timeout(env, pending, key);
+  if (hangs) return;  // the kubernetes#44887 pattern: no answer until 504
   if (delay.ns == 0) return execute(env, key);
   env.set_timer(delay, execute_tags_.tag(key));
+}
+
+// Executed now, by a store that answers now or never and schedules nothing when it does not:
+// the request is recorded as pending, with its timeout, only if no answer came. That timeout
+// is scheduled exactly where one armed first would have been (nothing was scheduled in
+// between), and the many requests answered at once touch neither pending_ nor a timer.
+void ApiServer::execute_at_once(Env& env, Pending pending, std::uint64_t key) {
+  HASIM_ASSERT(config_.store->answers_at_once());
+  const Request& request = *pending.request;
+  if (request.verb == Verb::watch) return watch(env, pending);
+  // One pointer captured, so the callback fits std::function's inline buffer (no allocation):
+  // everything it reads lives in this frame, which the at-once store answers within.
+  struct Call {
+    ApiServer& server;
+    Env& env;
+    const Pending& pending;
+    bool answered = false;
+  } call{*this, env, pending};
+  dispatch(env, request, [&call](const StoreResult& result) {
+    call.answered = true;
+    call.server.respond(call.env, call.pending, result);
+  });
+  if (call.answered) return;
+  Pending& waiting = pending_.emplace_hint(pending_.end(), key, std::move(pending))->second;
+  arm_timeout(env, waiting, key);
+}
+
+// The server-side timeout filter answers 504 if the handler has not finished in time.
+void ApiServer::arm_timeout(Env& env, Pending& pending, std::uint64_t key) {
+  HASIM_ASSERT(!pending.timeout.has_value());
+  pending.timeout = env.set_timer(config_.request_timeout, timeout_tags_.tag(key));
 }
 
 void ApiServer::execute(Env& env, std::uint64_t key) {
   const auto it = pending_.find(key);
   if (it == pending_.end()) return;  // timed out while waiting
   const Request& request = *it->second.request;
+  if (request.verb == Verb::watch) return watch(env, take(env, it));
+  dispatch(env, request, [this, &env, key](const StoreResult& result) {
+    const auto answered = pending_.find(key);
+    if (answered == pending_.end()) return;  // the request timeout answered 504 first
+    respond(env, take(env, answered), result);
+  });
+}
+
+void ApiServer::dispatch(Env& env, const Request& request, Store::Done done) {
   const ProcessId self = env.self();
-  auto done = [this, &env, key](const StoreResult& result) { answer(env, key, result); };
   switch (request.verb) {
     case Verb::get:
-      return config_.store->get(self, request.key, done);
+      return config_.store->get(self, request.key, std::move(done));
     case Verb::list:
-      return config_.store->list(self, request.key.kind, request.key.namespace_, done);
+      return config_.store->list(self, request.key.kind, request.key.namespace_, std::move(done));
     case Verb::create:
       // The registry stamps creationTimestamp (metav1.Time: whole seconds) from its clock.
-      return config_.store->create_from(self, *request.object, whole_seconds(env.now()), done);
+      return config_.store->create_from(self, *request.object, whole_seconds(env.now()),
+                                        std::move(done));
     case Verb::update:
-      return config_.store->update_from(self, *request.object, done);
+      return config_.store->update_from(self, *request.object, std::move(done));
     case Verb::delete_:
-      return config_.store->remove(self, request.key, done);
+      return config_.store->remove(self, request.key, std::move(done));
     case Verb::watch:
-      return open_watch(env, key);
+      HASIM_ASSERT(false && "a watch is opened, not dispatched to the store");
+      return;
   }
 }
 
-void ApiServer::answer(Env& env, std::uint64_t key, const StoreResult& result) {
-  const auto it = pending_.find(key);
-  if (it == pending_.end()) return;  // the request timeout answered 504 first
-  const Pending pending = std::move(it->second);
+ApiServer::Pending ApiServer::take(Env& env, std::map<std::uint64_t, Pending>::iterator it) {
+  Pending pending = std::move(it->second);
   pending_.erase(it);
-  env.cancel_timer(pending.timeout);
+  if (pending.timeout.has_value()) env.cancel_timer(*pending.timeout);
+  pending.timeout.reset();
+  return pending;
+}
+
+void ApiServer::respond(Env& env, const Pending& pending, const StoreResult& result) {
   const Request& request = *pending.request;
   if (is_write(request.verb) && is_success(result.status)) {
     // Properties use this to tell whether a client could still change cluster state.
@@ -153,12 +199,8 @@ void ApiServer::reply(Env& env, ProcessId client, std::uint64_t id, Status statu
 
 // Watch: a client lists first, then watches from the list's resourceVersion; events after it
 // reach the client from this instance's watch cache, which trails the store by watch_lag.
-void ApiServer::open_watch(Env& env, std::uint64_t key) {
-  const auto it = pending_.find(key);
-  HASIM_ASSERT(it != pending_.end());
-  const Pending pending = std::move(it->second);
-  pending_.erase(it);
-  env.cancel_timer(pending.timeout);
+void ApiServer::watch(Env& env, const Pending& pending) {
+  HASIM_ASSERT(!pending.timeout.has_value());  // taken out of pending_, its timer cancelled
   const Request& request = *pending.request;
   if (!subscribed_) {
     subscribed_ = true;

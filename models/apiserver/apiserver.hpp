@@ -70,7 +70,7 @@ class ApiServer final : public Process {
   struct Pending {
     ProcessId client = 0;
     std::shared_ptr<const Request> request;
-    TimerId timeout = 0;
+    std::optional<TimerId> timeout;  // unset while the request is being executed at once
   };
   struct Watcher {
     ProcessId client = 0;
@@ -87,11 +87,19 @@ class ApiServer final : public Process {
   };
 
   void receive(Env& env, ProcessId client, std::shared_ptr<const Request> request);
-  void execute(Env& env, std::uint64_t key);
-  void answer(Env& env, std::uint64_t key, const StoreResult& result);
+  void execute_at_once(Env& env, Pending pending, std::uint64_t key);
+  void execute(Env& env, std::uint64_t key);  // a request pending_ holds
+  // The server-side timeout filter's timer for pending request `key`.
+  void arm_timeout(Env& env, Pending& pending, std::uint64_t key);
+  // The store operation for `request` (any verb but watch).
+  void dispatch(Env& env, const Request& request, Store::Done done);
+  // Removes a request from pending_, cancelling its timeout.
+  Pending take(Env& env, std::map<std::uint64_t, Pending>::iterator it);
+  // Answers a request (no longer in pending_) with the store's result.
+  void respond(Env& env, const Pending& pending, const StoreResult& result);
   void reply(Env& env, ProcessId client, std::uint64_t id, Status status, ObjectPtr object = {},
              std::vector<ObjectPtr> items = {}, std::uint64_t revision = 0);
-  void open_watch(Env& env, std::uint64_t key);
+  void watch(Env& env, const Pending& pending);  // a request no longer in pending_
   void pull_events(Env& env);
   void store_moved(Env& env);
   void forward_due(Env& env);

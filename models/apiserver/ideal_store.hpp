@@ -39,6 +39,9 @@ class IdealStore final : public Store {
   void subscribe(ProcessId subscriber) override;
   bool events_after(std::uint64_t after, std::vector<StoreEvent>& out) const override;
   std::uint64_t revision() const override { return revision_; }
+  // An unreachable store returns without a word; a reachable one answers before returning
+  // (its StoreNotify posts are due now, never at a request's timeout).
+  bool answers_at_once() const override { return true; }
 
   // Read-only view for properties and tests.
   const std::map<ObjectKey, ObjectPtr>& objects() const { return objects_; }

@@ -34,6 +34,49 @@ std::string describe(const ObjectKey& key) {
 }
 
 namespace {
+// An empty string or container is left default-constructed rather than copied.
+template <typename T>
+void copy_set(T& to, const T& from) {
+  if (!from.empty()) to = from;
+}
+}  // namespace
+
+// Every member, as the implicit copy would; the sizes below fail to compile when a member is
+// added, so that it is added here too.
+Object::Object(const Object& o)
+    : key(o.key),
+      resourceVersion(o.resourceVersion),
+      creationTimestamp(o.creationTimestamp),
+      lease(o.lease),
+      kubelet_port(o.kubelet_port) {
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8  // the sizes of this toolchain's layout
+  static_assert(sizeof(Object) == 840 && sizeof(LeaseCandidateSpec) == 168 &&
+                    sizeof(PodReadiness) == 72 && sizeof(PodSpec) == 80 &&
+                    sizeof(ObjectSyncSpec) == 80 && sizeof(LeaseSpec) == 168,
+                "a member was added: copy it in Object(const Object&)");
+#endif
+  copy_set(uid, o.uid);
+  copy_set(labels, o.labels);
+  copy_set(annotations, o.annotations);
+  copy_set(data, o.data);
+  copy_set(candidate.leaseName, o.candidate.leaseName);
+  candidate.pingTime = o.candidate.pingTime;
+  candidate.renewTime = o.candidate.renewTime;
+  copy_set(candidate.binaryVersion, o.candidate.binaryVersion);
+  copy_set(candidate.emulationVersion, o.candidate.emulationVersion);
+  copy_set(candidate.strategy, o.candidate.strategy);
+  candidate.priority = o.candidate.priority;
+  copy_set(pod.readinessGates, o.pod.readinessGates);
+  copy_set(pod.conditions, o.pod.conditions);
+  copy_set(pod_spec.nodeName, o.pod_spec.nodeName);
+  copy_set(pod_spec.configMaps, o.pod_spec.configMaps);
+  copy_set(pod_spec.secrets, o.pod_spec.secrets);
+  copy_set(object_sync.objectKind, o.object_sync.objectKind);
+  copy_set(object_sync.objectName, o.object_sync.objectName);
+  object_sync.objectResourceVersion = o.object_sync.objectResourceVersion;
+}
+
+namespace {
 // Floor division, so times before the epoch truncate the same way as after it.
 LocalTime floor_to(LocalTime time, std::int64_t unit_ns) {
   std::int64_t units = time.ns / unit_ns;

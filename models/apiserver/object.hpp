@@ -100,6 +100,15 @@ struct ObjectSyncSpec {
 };
 
 struct Object {
+  Object() = default;
+  // Copies only the parts that are set (object.cpp): most parts belong to other kinds and are
+  // empty, and even an empty string's copy is an out-of-line call; a Lease or LeaseCandidate
+  // is copied on every write the control plane makes.
+  Object(const Object& other);
+  Object(Object&&) = default;
+  Object& operator=(const Object&) = default;
+  Object& operator=(Object&&) = default;
+
   ObjectKey key;
   std::string uid;  // metadata.uid: set by whoever creates it here (the ideal store does not)
   std::uint64_t resourceVersion = 0;  // 0 in a request: no precondition (create)

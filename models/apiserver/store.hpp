@@ -73,6 +73,10 @@ class Store {
     (void)env, (void)tag;
     return false;
   }
+  // True if every operation either calls `done` before it returns or never does, and schedules
+  // nothing (no message, no timer) when it does not: then the apiserver need not arm a
+  // request's timeout before executing it at once (ApiServer::receive).
+  virtual bool answers_at_once() const { return false; }
   // /readyz's etcd check: why the apiserver is not ready, or nullopt.
   virtual std::optional<std::string> not_ready() const { return std::nullopt; }
 };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <memory>
 
 #include "models/election/semver.hpp"
 #include "sim/assert.hpp"
@@ -18,9 +18,9 @@ const api::LeaseCandidateSpec& spec_of(const api::Object& candidate) {
 // ParseTolerant, remembered: the controller ranks the same few version strings again on every
 // reconcile step (several per second), and parsing dominated its cost. Pure, so a per-thread
 // memo changes no result (report trials run on several threads). A short list scanned in
-// order beats a std::map here (versions are few, and equal lengths are the rule); a deque, so
-// the references handed out survive later insertions. Only trim() drops entries, and each
-// public function calls it before it takes any reference, never while it holds one.
+// order beats a std::map here (versions are few, and equal lengths are the rule). Only trim() drops
+// entries, and each public function calls it before it takes any reference, never while it holds
+// one.
 class VersionMemo {
  public:
   struct Versions {
@@ -28,12 +28,15 @@ class VersionMemo {
     const std::optional<SemVer>* binary = nullptr;
   };
 
+  // The scan inline (a hit is the rule), the parse out of line.
   const std::optional<SemVer>& parsed(const std::string& text) {
-    for (const Entry& entry : entries_) {
-      if (entry.text == text) return entry.version;
+    for (const std::unique_ptr<Entry>& entry : entries_) {
+      if (entry->text.size() == text.size() &&
+          std::char_traits<char>::compare(entry->text.data(), text.data(), text.size()) == 0) {
+        return entry->version;
+      }
     }
-    entries_.push_back({text, parse_semver_tolerant(text)});
-    return entries_.back().version;
+    return add(text);
   }
   // A candidate's two versions.
   Versions versions_of(const api::ObjectPtr& candidate) {
@@ -52,7 +55,12 @@ class VersionMemo {
     std::string text;
     std::optional<SemVer> version;
   };
-  std::deque<Entry> entries_;
+  [[gnu::noinline]] const std::optional<SemVer>& add(const std::string& text) {
+    entries_.push_back(std::make_unique<Entry>(Entry{text, parse_semver_tolerant(text)}));
+    return entries_.back()->version;
+  }
+  // Each entry on the heap, so the references handed out survive later insertions.
+  std::vector<std::unique_ptr<Entry>> entries_;
 };
 
 VersionMemo& memo() {
@@ -201,13 +209,14 @@ std::variant<std::string_view, StrategyError> pick_best_strategy_view(
   const api::ObjectPtr& first = candidates.front();
   HASIM_ASSERT(first != nullptr);
   const api::Object* highest_candidate = first.get();
-  const SemVer* highest = &or_zero(*memo().versions_of(first).binary);
+  // The binary versions alone: the emulation versions play no part in the strategy.
+  const SemVer* highest = &or_zero(memo().parsed(spec_of(*first).binaryVersion));
 
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     const api::ObjectPtr& candidate = candidates[i];
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    const SemVer& version = or_zero(*memo().versions_of(candidate).binary);
+    const SemVer& version = or_zero(memo().parsed(spec.binaryVersion));
     const int order = compare(*highest, version);
     if (order < 0) {
       highest_candidate = candidate.get();

@@ -31,30 +31,17 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
 
-// Encodes a string as Go's encoding/json does for the characters identities use. A string
-// with nothing to escape (the rule) is appended whole: electors marshal a record on every Get.
-void append_string(std::string& out, std::string_view text) {
-  out += '"';
-  if (std::memchr(text.data(), '"', text.size()) == nullptr &&
-      std::memchr(text.data(), '\\', text.size()) == nullptr) {
-    out += text;
-  } else {
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-  }
-  out += '"';
-}
-
 // Writes `value` as `width` decimal digits at `at` (zero-padded; higher digits dropped).
 void put_digits(char* at, std::int64_t value, int width) {
   for (int k = width - 1; k >= 0; --k, value /= 10) at[k] = static_cast<char>('0' + value % 10);
 }
 
-// Appends "YYYY-MM-DDTHH:MM:SSZ" in place (no temporary string: electors marshal a record on
+constexpr std::size_t kRfc3339Length = 20;  // "YYYY-MM-DDTHH:MM:SSZ"
+
+// Writes "YYYY-MM-DDTHH:MM:SSZ" at `text` (no temporary string: electors marshal a record on
 // every Get, and a Monte Carlo trial does tens of thousands of Gets).
-void append_rfc3339_seconds(std::string& out, LocalTime wall) {
+
+void write_rfc3339_seconds(char* text, LocalTime wall) {
   const std::int64_t unix_seconds = kEpochUnixSeconds + floor_div(wall.ns, 1'000'000'000);
   const std::int64_t days = floor_div(unix_seconds, 86400);
   const std::int64_t in_day = unix_seconds - days * 86400;
@@ -72,31 +59,60 @@ void append_rfc3339_seconds(std::string& out, LocalTime wall) {
     put_digits(memo_date + 8, d, 2);
     memo_days = days;
   }
-  char text[] = "0000-00-00T00:00:00Z";
   std::memcpy(text, memo_date, sizeof memo_date);
+  std::memcpy(text + sizeof memo_date, "00:00:00Z", kRfc3339Length - sizeof memo_date);
   put_digits(text + 11, in_day / 3600, 2);
   put_digits(text + 14, in_day / 60 % 60, 2);
   put_digits(text + 17, in_day % 60, 2);
-  out.append(text, sizeof text - 1);
 }
 
-void append_time(std::string& out, const std::optional<LocalTime>& time) {
-  if (!time.has_value()) {
-    out.append("null", 4);  // metav1.Time's zero value marshals as null
-    return;
+void append_rfc3339_seconds(std::string& out, LocalTime wall) {
+  char text[kRfc3339Length];
+  write_rfc3339_seconds(text, wall);
+  out.append(text, kRfc3339Length);
+}
+
+// Writes the JSON text of a record into a buffer sized for it (marshal): no growth checks and
+// no out-of-line appends, one allocation for the result. Electors marshal every record they
+// read, and a Monte Carlo trial reads hundreds.
+class JsonWriter {
+ public:
+  explicit JsonWriter(char* at) : at_(at) {}
+  char* end() const { return at_; }
+  void literal(std::string_view text) {
+    std::memcpy(at_, text.data(), text.size());
+    at_ += text.size();
   }
-  out += '"';  // the text needs no escaping
-  append_rfc3339_seconds(out, *time);
-  out += '"';
-}
+  // Go's encoding/json for the characters identities use: '"' and '\\' escaped.
+  void string(std::string_view text) {
+    *at_++ = '"';
+    if (std::memchr(text.data(), '"', text.size()) == nullptr &&
+        std::memchr(text.data(), '\\', text.size()) == nullptr) {
+      literal(text);
+    } else {
+      for (char c : text) {
+        if (c == '"' || c == '\\') *at_++ = '\\';
+        *at_++ = c;
+      }
+    }
+    *at_++ = '"';
+  }
+  void integer(int value) {
+    const auto [end, error] = std::to_chars(at_, at_ + 12, value);  // int: at most 11 chars
+    HASIM_ASSERT(error == std::errc{});
+    at_ = end;
+  }
+  void time(const std::optional<LocalTime>& time) {
+    if (!time.has_value()) return literal("null");  // metav1.Time's zero value
+    *at_++ = '"';                                   // the text needs no escaping
+    write_rfc3339_seconds(at_, *time);
+    at_ += kRfc3339Length;
+    *at_++ = '"';
+  }
 
-template <typename Integer>
-void append_integer(std::string& out, Integer value) {
-  char buffer[24];
-  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  HASIM_ASSERT(error == std::errc{});
-  out.append(buffer, end);
-}
+ private:
+  char* at_;
+};
 
 std::optional<LocalTime> parse_time(const nlohmann::json& value) {
   if (value.is_null()) return std::nullopt;
@@ -126,25 +142,38 @@ std::string format_rfc3339_seconds(LocalTime wall) {
 
 std::string marshal(const LeaderElectionRecord& r) {
   using namespace std::string_view_literals;  // literals with their length: no strlen
-  std::string out;
-  // Room for the longest integers and times (195 bytes with the names), so only escapes grow it.
-  out.reserve(200 + r.holderIdentity.size() + r.strategy.size() + r.preferredHolder.size());
-  out += "{\"holderIdentity\":"sv;
-  append_string(out, r.holderIdentity);
-  out += ",\"leaseDurationSeconds\":"sv;
-  append_integer(out, r.leaseDurationSeconds);
-  out += ",\"acquireTime\":"sv;
-  append_time(out, r.acquireTime);
-  out += ",\"renewTime\":"sv;
-  append_time(out, r.renewTime);
-  out += ",\"leaderTransitions\":"sv;
-  append_integer(out, r.leaderTransitions);
-  out += ",\"strategy\":"sv;
-  append_string(out, r.strategy);
-  out += ",\"preferredHolder\":"sv;
-  append_string(out, r.preferredHolder);
-  out += '}';
-  return out;
+  // The names and punctuation take 123 bytes, two ints and two times at most 68; each string
+  // at most doubles when escaped, plus its quotes.
+  const std::size_t bound =
+      200 + 2 * (r.holderIdentity.size() + r.strategy.size() + r.preferredHolder.size());
+  constexpr std::size_t kStack = 512;
+  char stack[kStack];
+  std::string heap;
+  if (bound > kStack) heap.resize(bound);  // long identities: rare
+  char* const begin = bound > kStack ? heap.data() : stack;
+  JsonWriter out(begin);
+  out.literal("{\"holderIdentity\":"sv);
+  out.string(r.holderIdentity);
+  out.literal(",\"leaseDurationSeconds\":"sv);
+  out.integer(r.leaseDurationSeconds);
+  out.literal(",\"acquireTime\":"sv);
+  out.time(r.acquireTime);
+  out.literal(",\"renewTime\":"sv);
+  out.time(r.renewTime);
+  out.literal(",\"leaderTransitions\":"sv);
+  out.integer(r.leaderTransitions);
+  out.literal(",\"strategy\":"sv);
+  out.string(r.strategy);
+  out.literal(",\"preferredHolder\":"sv);
+  out.string(r.preferredHolder);
+  out.literal("}"sv);
+  const auto length = static_cast<std::size_t>(out.end() - begin);
+  HASIM_ASSERT(length <= bound);
+  if (bound > kStack) {
+    heap.resize(length);
+    return heap;
+  }
+  return std::string(stack, length);
 }
 
 std::optional<LeaderElectionRecord> unmarshal(std::string_view text) {

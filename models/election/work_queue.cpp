@@ -1,5 +1,7 @@
 #include "models/election/work_queue.hpp"
 
+#include <algorithm>
+
 #include "sim/assert.hpp"
 
 namespace hasim::election {
@@ -20,24 +22,26 @@ void WorkQueue::add(const api::ObjectKey& key) {
     dirty_ = true;
     return;
   }
-  if (queued_.insert(key).second) queue_.push_back(key);
+  if (std::find(queue_.begin(), queue_.end(), key) == queue_.end()) queue_.push_back(key);
 }
 
 void WorkQueue::add_after(Env& env, const api::ObjectKey& key, Duration after) {
   if (after.ns <= 0) return add(key);
   const LocalTime due = env.monotonic_now() + after;
-  // One search of waiting_: a controller requeues its key after every step.
-  auto it = waiting_.lower_bound(key);
-  if (it != waiting_.end() && it->first == key) {
-    if (it->second.due <= due) return;  // an earlier AddAfter stands
-    env.cancel_timer(it->second.timer);
-    waiting_by_id_.erase(it->second.id);
-  } else {
-    it = waiting_.emplace_hint(it, key, Waiting{});
+  const auto it = std::find_if(waiting_.begin(), waiting_.end(),
+                               [&key](const Waiting& w) { return w.key == key; });
+  const std::uint64_t id = next_wait_;
+  if (it != waiting_.end()) {
+    if (it->due <= due) return;  // an earlier AddAfter stands
+    env.cancel_timer(it->timer);
+    ++next_wait_;
+    it->due = due;
+    it->timer = env.set_timer(after, timer_tags_.tag(id));
+    it->id = id;
+    return;
   }
-  const std::uint64_t id = next_wait_++;
-  waiting_by_id_.emplace_hint(waiting_by_id_.end(), id, key);  // ids only grow
-  it->second = Waiting{due, env.set_timer(after, timer_tags_.tag(id)), id};
+  ++next_wait_;
+  waiting_.push_back(Waiting{key, due, env.set_timer(after, timer_tags_.tag(id)), id});
 }
 
 void WorkQueue::add_rate_limited(Env& env, const api::ObjectKey& key) {
@@ -48,7 +52,6 @@ std::optional<api::ObjectKey> WorkQueue::get() {
   if (processing_.has_value() || queue_.empty()) return std::nullopt;
   processing_ = std::move(queue_.front());
   queue_.pop_front();
-  queued_.erase(*processing_);
   return processing_;
 }
 
@@ -63,19 +66,20 @@ void WorkQueue::done(const api::ObjectKey& key) {
 
 bool WorkQueue::on_timer(std::uint64_t tag) {
   if (!timer_tags_.owns(tag)) return false;
-  const auto it = waiting_by_id_.find(timer_tags_.local(tag));
-  HASIM_ASSERT(it != waiting_by_id_.end());
-  const api::ObjectKey key = std::move(it->second);
-  waiting_by_id_.erase(it);
-  waiting_.erase(key);
+  const std::uint64_t id = timer_tags_.local(tag);
+  const auto it =
+      std::find_if(waiting_.begin(), waiting_.end(), [id](const Waiting& w) { return w.id == id; });
+  HASIM_ASSERT(it != waiting_.end());  // a moved or shut-down wait cancelled its timer
+  api::ObjectKey key = std::move(it->key);
+  if (it != waiting_.end() - 1) *it = std::move(waiting_.back());
+  waiting_.pop_back();
   add(key);
   return true;
 }
 
 void WorkQueue::shut_down(Env& env) {
-  for (const auto& [key, waiting] : waiting_) env.cancel_timer(waiting.timer);
+  for (const Waiting& waiting : waiting_) env.cancel_timer(waiting.timer);
   waiting_.clear();
-  waiting_by_id_.clear();
 }
 
 }  // namespace hasim::election

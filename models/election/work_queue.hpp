@@ -16,7 +16,7 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <set>
+#include <vector>
 
 #include "models/apiserver/object.hpp"
 #include "sim/env.hpp"
@@ -47,18 +47,19 @@ class WorkQueue {
 
  private:
   struct Waiting {
+    api::ObjectKey key;
     LocalTime due;  // local monotonic
     TimerId timer = 0;
     std::uint64_t id = 0;
   };
 
   TagSpace timer_tags_;
+  // Flat and scanned: a controller's queue holds a few keys (its Leases, or one candidate), and
+  // every step adds, takes and requeues one, where tree nodes cost an allocation each.
   std::deque<api::ObjectKey> queue_;  // FIFO of distinct keys
-  std::set<api::ObjectKey> queued_;
   std::optional<api::ObjectKey> processing_;
-  bool dirty_ = false;  // processing_ was added again while being processed
-  std::map<api::ObjectKey, Waiting> waiting_;
-  std::map<std::uint64_t, api::ObjectKey> waiting_by_id_;
+  bool dirty_ = false;            // processing_ was added again while being processed
+  std::vector<Waiting> waiting_;  // one per key, in no particular order (none is ever relied on)
   std::uint64_t next_wait_ = 1;
   std::map<api::ObjectKey, std::uint32_t> failures_;
 };
