@@ -90,6 +90,19 @@ class Network {
     LinkParams params;
     Rng rng;
   };
+  // Per-pair state looked up on every send and delivery: rows by the first id, each a vector
+  // sorted by the second id (a node or process talks to a few others). Cheaper than a map of
+  // pairs, and walking rows then columns visits the pairs in the same (first, second) order.
+  template <typename Value>
+  struct PairTable {
+    static constexpr std::size_t kScanLimit = 8;
+    std::vector<std::vector<std::pair<std::uint32_t, Value>>> rows;
+    const Value* find(std::uint32_t a, std::uint32_t b) const;
+    Value* find(std::uint32_t a, std::uint32_t b) {
+      return const_cast<Value*>(static_cast<const PairTable&>(*this).find(a, b));
+    }
+    Value& insert(std::uint32_t a, std::uint32_t b, Value value);  // b not yet in row a
+  };
   Link& link_state(NodeId from, NodeId to);
 
   std::size_t node_count_;
@@ -97,9 +110,9 @@ class Network {
   LinkParams remote_;
   LinkParams loopback_;
   Rng root_;
-  std::map<std::pair<NodeId, NodeId>, Link> links_;  // those used or set so far
+  PairTable<Link> links_;  // those used or set so far
   Reachability reachability_;
-  std::map<std::pair<ProcessId, ProcessId>, Connection> connections_;
+  PairTable<Connection> connections_;
   std::vector<Flight> flights_;
   std::vector<std::uint64_t> free_;
 };
