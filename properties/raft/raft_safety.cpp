@@ -18,6 +18,26 @@ std::vector<raft_safety::LogEntry> to_log(const std::vector<etcd::TracedEntry>& 
   return out;
 }
 
+// The value of `key`, looked for first at position `at`, where the member emits it
+// (models/etcd/member.cpp), then anywhere: the frequent events (a persisted Ready, an
+// applied batch) are read without a search per field, and any other order still reads right.
+const TraceValue* field(const TraceEvent& event, std::size_t at, std::string_view key) {
+  if (at < event.fields.size() && event.fields[at].key == key) return &event.fields[at].value;
+  return event.find(key);
+}
+
+// TraceEvent::int_field and string_field over field(): 0 and "" if absent or of another type.
+std::uint64_t int_at(const TraceEvent& event, std::size_t at, std::string_view key) {
+  const TraceValue* value = field(event, at, key);
+  const auto* number = value == nullptr ? nullptr : std::get_if<std::int64_t>(value);
+  return number == nullptr ? 0 : u64(*number);
+}
+std::string_view string_at(const TraceEvent& event, std::size_t at, std::string_view key) {
+  const TraceValue* value = field(event, at, key);
+  const auto* text = value == nullptr ? nullptr : std::get_if<std::string>(value);
+  return text == nullptr ? std::string_view() : std::string_view(*text);
+}
+
 }  // namespace
 
 bool RaftSafety::wants(std::string_view kind) const {
@@ -40,26 +60,33 @@ void RaftSafety::restored(const TraceEvent& event) {
   restored_.insert(std::string(event.node));
 }
 
+std::uint64_t* RaftSafety::member_id(std::string_view node) {
+  for (auto& [name, id] : members_) {
+    if (name == node) return &id;
+  }
+  return nullptr;
+}
+
 void RaftSafety::on_event(const TraceEvent& event) {
   if (event.kind == etcd::trace_kind::kSnapshotRestore) restored(event);
   if (event.proc != "etcd") return;
   if (cluster_ && !restored_.contains(event.node)) return;  // a member of the old cluster
   if (event.kind == hasim::trace_kind::kCrash || event.kind == hasim::trace_kind::kExit) {
     // A stopped member leads nothing; its restart reports what its disk kept.
-    if (const auto it = members_.find(event.node); it != members_.end()) {
-      checker_.on_step_down(it->second);
-      logs_[it->second].leader = false;
+    if (const std::uint64_t* id = member_id(event.node)) {
+      checker_.on_step_down(*id);
+      logs_[*id].leader = false;
     }
     return;
   }
-  const TraceValue* member = event.find("member");
+  const TraceValue* member = field(event, 0, "member");
   if (member == nullptr || !std::holds_alternative<std::int64_t>(*member)) return;
   const std::uint64_t id = u64(std::get<std::int64_t>(*member));
   // Looked up before inserting: no string is built for the events of a known member.
-  if (const auto it = members_.find(event.node); it == members_.end()) {
-    members_.emplace(std::string(event.node), id);
+  if (std::uint64_t* known = member_id(event.node)) {
+    *known = id;
   } else {
-    it->second = id;
+    members_.emplace_back(std::string(event.node), id);
   }
   if (!observe(event, id)) {
     violate(event.t, "raft-safety: the event's entries are malformed", {describe_event(event)});
@@ -87,14 +114,16 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
     if (!leader && log.leader) checker_.on_step_down(member);
     log.leader = leader;
   } else if (event.kind == kind::kPersist) {
-    if (!append(member, u64(event.int_field("first")), event.string_field("ents"))) return false;
-    commit(member, u64(event.int_field("commit")), u64(event.int_field("term")));
+    // member, first, ents, term, commit (EtcdMember::trace_persist).
+    if (!append(member, int_at(event, 1, "first"), string_at(event, 2, "ents"))) return false;
+    commit(member, int_at(event, 4, "commit"), int_at(event, 3, "term"));
   } else if (event.kind == kind::kInstall) {
     const std::uint64_t index = u64(event.int_field("index"));
     checker_.on_snapshot(member, index, u64(event.int_field("term")));
     log.commit = std::max(log.commit, index);
   } else if (event.kind == kind::kApply) {
-    if (!etcd::decode_trace_entries(u64(event.int_field("first")), event.string_field("ents"),
+    // member, first, ents, ... (EtcdMember::apply).
+    if (!etcd::decode_trace_entries(int_at(event, 1, "first"), string_at(event, 2, "ents"),
                                     traced_)) {
       return false;
     }
