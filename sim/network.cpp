@@ -29,8 +29,9 @@ const Value* Network::PairTable<Value>::find(std::uint32_t a, std::uint32_t b) c
     }
     return nullptr;
   }
-  const auto it = std::lower_bound(row.begin(), row.end(), b,
-                                   [](const auto& cell, std::uint32_t key) { return cell.first < key; });
+  const auto it =
+      std::lower_bound(row.begin(), row.end(), b,
+                       [](const auto& cell, std::uint32_t key) { return cell.first < key; });
   return it != row.end() && it->first == b ? &it->second : nullptr;
 }
 
@@ -39,8 +40,9 @@ Value& Network::PairTable<Value>::insert(std::uint32_t a, std::uint32_t b, Value
   HASIM_ASSERT(find(a, b) == nullptr);
   if (a >= rows.size()) rows.resize(a + 1);
   auto& row = rows[a];
-  const auto it = std::lower_bound(row.begin(), row.end(), b,
-                                   [](const auto& cell, std::uint32_t key) { return cell.first < key; });
+  const auto it =
+      std::lower_bound(row.begin(), row.end(), b,
+                       [](const auto& cell, std::uint32_t key) { return cell.first < key; });
   return row.insert(it, std::pair{b, std::move(value)})->second;
 }
 

@@ -323,7 +323,10 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
     if (i > 0)
       trace_world(trace_kind::kDuplicate, nodes_[flight.from_node].name, flight_fields(flight));
-    scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
+    // The last copy takes the flight itself: no reference count bump for the usual one.
+    const bool last = i + 1 == arrivals.size();
+    scheduler_.schedule(arrivals[i], kDeliver, to,
+                        network_.store(last ? std::move(flight) : flight));
   }
 }
 
