@@ -19,23 +19,6 @@ Network::Network(const std::vector<std::string>& node_names, LinkParams remote, 
 }
 
 template <typename Value>
-const Value* Network::PairTable<Value>::find(std::uint32_t a, std::uint32_t b) const {
-  if (a >= rows.size()) return nullptr;
-  const auto& row = rows[a];
-  // A row holds the few peers one endpoint talks to: a scan beats a binary search there.
-  if (row.size() <= kScanLimit) {
-    for (const auto& cell : row) {
-      if (cell.first == b) return &cell.second;
-    }
-    return nullptr;
-  }
-  const auto it =
-      std::lower_bound(row.begin(), row.end(), b,
-                       [](const auto& cell, std::uint32_t key) { return cell.first < key; });
-  return it != row.end() && it->first == b ? &it->second : nullptr;
-}
-
-template <typename Value>
 Value& Network::PairTable<Value>::insert(std::uint32_t a, std::uint32_t b, Value value) {
   HASIM_ASSERT(find(a, b) == nullptr);
   if (a >= rows.size()) rows.resize(a + 1);
@@ -90,11 +73,6 @@ Network::Arrivals Network::plan_delivery(TrueTime now, const Flight& flight) {
   connection.last_delivery = at;
   arrivals.push_back(at);
   return arrivals;
-}
-
-std::uint64_t Network::connection_epoch(ProcessId from, ProcessId to) const {
-  const Connection* connection = connections_.find(from, to);
-  return connection == nullptr ? 0 : connection->epoch;
 }
 
 bool Network::drop_connection(ProcessId a, ProcessId b) {

@@ -7,6 +7,7 @@
 // the one sent before it on the same connection. A connection has an epoch; dropping it
 // (crash, partition, drop-connections fault) bumps the epoch and every message still in
 // flight on the old epoch is lost on arrival. Loss and duplication apply to datagrams only.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -116,5 +117,28 @@ class Network {
   std::vector<Flight> flights_;
   std::vector<std::uint64_t> free_;
 };
+
+template <typename Value>
+const Value* Network::PairTable<Value>::find(std::uint32_t a, std::uint32_t b) const {
+  if (a >= rows.size()) return nullptr;
+  const auto& row = rows[a];
+  // A row holds the few peers one endpoint talks to: a scan beats a binary search there.
+  if (row.size() <= kScanLimit) {
+    for (const auto& cell : row) {
+      if (cell.first == b) return &cell.second;
+    }
+    return nullptr;
+  }
+  const auto it =
+      std::lower_bound(row.begin(), row.end(), b,
+                       [](const auto& cell, std::uint32_t key) { return cell.first < key; });
+  return it != row.end() && it->first == b ? &it->second : nullptr;
+}
+
+// Inline: asked on every send and delivery.
+inline std::uint64_t Network::connection_epoch(ProcessId from, ProcessId to) const {
+  const Connection* connection = connections_.find(from, to);
+  return connection == nullptr ? 0 : connection->epoch;
+}
 
 }  // namespace hasim
