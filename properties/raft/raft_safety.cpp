@@ -60,6 +60,13 @@ void RaftSafety::restored(const TraceEvent& event) {
   restored_.insert(std::string(event.node));
 }
 
+RaftSafety::Member& RaftSafety::log_of(std::uint64_t member) {
+  for (auto& [id, log] : logs_) {
+    if (id == member) return log;
+  }
+  return logs_.emplace_back(member, Member{}).second;
+}
+
 std::uint64_t* RaftSafety::member_id(std::string_view node) {
   for (auto& [name, id] : members_) {
     if (name == node) return &id;
@@ -75,7 +82,7 @@ void RaftSafety::on_event(const TraceEvent& event) {
     // A stopped member leads nothing; its restart reports what its disk kept.
     if (const std::uint64_t* id = member_id(event.node)) {
       checker_.on_step_down(*id);
-      logs_[*id].leader = false;
+      log_of(*id).leader = false;
     }
     return;
   }
@@ -99,7 +106,7 @@ void RaftSafety::on_event(const TraceEvent& event) {
 
 bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
   namespace kind = etcd::trace_kind;
-  Member& log = logs_[member];
+  Member& log = log_of(member);
   if (event.kind == kind::kRecovered) {
     const auto entries = etcd::decode_trace_entries(u64(event.int_field("first")),
                                                     event.string_field("ents"));
@@ -107,7 +114,7 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
     const std::uint64_t snapIndex = u64(event.int_field("snap-index"));
     checker_.on_restart(member, snapIndex, u64(event.int_field("snap-term")), to_log(*entries));
     log = Member{};
-    commit(member, u64(event.int_field("commit")), u64(event.int_field("term")));
+    commit(member, log, u64(event.int_field("commit")), u64(event.int_field("term")));
   } else if (event.kind == kind::kState) {
     const bool leader = event.string_field("state") == "StateLeader";
     if (leader) checker_.on_leader(member, u64(event.int_field("term")));
@@ -116,7 +123,7 @@ bool RaftSafety::observe(const TraceEvent& event, std::uint64_t member) {
   } else if (event.kind == kind::kPersist) {
     // member, first, ents, term, commit (EtcdMember::trace_persist).
     if (!append(member, int_at(event, 1, "first"), string_at(event, 2, "ents"))) return false;
-    commit(member, int_at(event, 4, "commit"), int_at(event, 3, "term"));
+    commit(member, log, int_at(event, 4, "commit"), int_at(event, 3, "term"));
   } else if (event.kind == kind::kInstall) {
     const std::uint64_t index = u64(event.int_field("index"));
     checker_.on_snapshot(member, index, u64(event.int_field("term")));
@@ -143,8 +150,8 @@ bool RaftSafety::append(std::uint64_t member, std::uint64_t first, std::string_v
   return true;
 }
 
-void RaftSafety::commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term) {
-  Member& log = logs_[member];
+void RaftSafety::commit(std::uint64_t member, Member& log, std::uint64_t commit,
+                        std::uint64_t term) {
   if (commit <= log.commit) return;
   log.commit = commit;
   checker_.on_commit(member, commit, term);

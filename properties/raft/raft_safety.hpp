@@ -39,14 +39,17 @@ class RaftSafety final : public Property {
   };
   bool observe(const TraceEvent& event, std::uint64_t member);
   bool append(std::uint64_t member, std::uint64_t first, std::string_view ents);
-  void commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term);
+  void commit(std::uint64_t member, Member& log, std::uint64_t commit, std::uint64_t term);
 
   void restored(const TraceEvent& event);
 
   raft_safety::SafetyChecker checker_;
   std::optional<std::int64_t> cluster_;  // the cluster ID of the last restore, if any
   std::set<std::string, std::less<>> restored_;  // the nodes whose members are in it
-  std::map<std::uint64_t, Member> logs_;
+  // By raft ID, in the order first seen: a few members, looked up on every event, never
+  // walked in order (a scanned vector rather than a map).
+  std::vector<std::pair<std::uint64_t, Member>> logs_;
+  Member& log_of(std::uint64_t member);
   // "node" -> raft ID. A few members, asked on every event: a scan of a vector beats a
   // map's string comparisons (nothing iterates it, so its order does not matter).
   std::vector<std::pair<std::string, std::uint64_t>> members_;
