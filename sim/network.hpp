@@ -7,6 +7,7 @@
 // the one sent before it on the same connection. A connection has an epoch; dropping it
 // (crash, partition, drop-connections fault) bumps the epoch and every message still in
 // flight on the old epoch is lost on arrival. Loss and duplication apply to datagrams only.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -90,6 +91,19 @@ class Network {
     LinkParams params;
     Rng rng;
   };
+  // Per-pair state looked up on every send and delivery: rows by the first id, each a vector
+  // sorted by the second id (a node or process talks to a few others). Cheaper than a map of
+  // pairs, and walking rows then columns visits the pairs in the same (first, second) order.
+  template <typename Value>
+  struct PairTable {
+    static constexpr std::size_t kScanLimit = 8;
+    std::vector<std::vector<std::pair<std::uint32_t, Value>>> rows;
+    const Value* find(std::uint32_t a, std::uint32_t b) const;
+    Value* find(std::uint32_t a, std::uint32_t b) {
+      return const_cast<Value*>(static_cast<const PairTable&>(*this).find(a, b));
+    }
+    Value& insert(std::uint32_t a, std::uint32_t b, Value value);  // b not yet in row a
+  };
   Link& link_state(NodeId from, NodeId to);
 
   std::size_t node_count_;
@@ -97,11 +111,34 @@ class Network {
   LinkParams remote_;
   LinkParams loopback_;
   Rng root_;
-  std::map<std::pair<NodeId, NodeId>, Link> links_;  // those used or set so far
+  PairTable<Link> links_;  // those used or set so far
   Reachability reachability_;
-  std::map<std::pair<ProcessId, ProcessId>, Connection> connections_;
+  PairTable<Connection> connections_;
   std::vector<Flight> flights_;
   std::vector<std::uint64_t> free_;
 };
+
+template <typename Value>
+const Value* Network::PairTable<Value>::find(std::uint32_t a, std::uint32_t b) const {
+  if (a >= rows.size()) return nullptr;
+  const auto& row = rows[a];
+  // A row holds the few peers one endpoint talks to: a scan beats a binary search there.
+  if (row.size() <= kScanLimit) {
+    for (const auto& cell : row) {
+      if (cell.first == b) return &cell.second;
+    }
+    return nullptr;
+  }
+  const auto it =
+      std::lower_bound(row.begin(), row.end(), b,
+                       [](const auto& cell, std::uint32_t key) { return cell.first < key; });
+  return it != row.end() && it->first == b ? &it->second : nullptr;
+}
+
+// Inline: asked on every send and delivery.
+inline std::uint64_t Network::connection_epoch(ProcessId from, ProcessId to) const {
+  const Connection* connection = connections_.find(from, to);
+  return connection == nullptr ? 0 : connection->epoch;
+}
 
 }  // namespace hasim

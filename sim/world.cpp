@@ -146,7 +146,11 @@ std::optional<ProcessId> World::find_process(std::string_view qualified_name) co
 }
 
 bool World::reachable(NodeId from, NodeId to) const {
-  return nodes_.at(from).up && nodes_.at(to).up && network_.reachability().reachable(from, to);
+  HASIM_ASSERT(from < nodes_.size() && to < nodes_.size());
+  if (!nodes_[from].up || !nodes_[to].up) return false;
+  // With no cut in force the graph is the full mesh: every send skips the matrix lookup.
+  const Reachability& graph = network_.reachability();
+  return graph.active_cuts() == 0 || graph.reachable(from, to);
 }
 
 template <typename Callback>
@@ -319,7 +323,10 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
     if (i > 0)
       trace_world(trace_kind::kDuplicate, nodes_[flight.from_node].name, flight_fields(flight));
-    scheduler_.schedule(arrivals[i], kDeliver, to, network_.store(flight));
+    // The last copy takes the flight itself: no reference count bump for the usual one.
+    const bool last = i + 1 == arrivals.size();
+    scheduler_.schedule(arrivals[i], kDeliver, to,
+                        network_.store(last ? std::move(flight) : flight));
   }
 }
 

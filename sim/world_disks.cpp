@@ -80,8 +80,11 @@ IoId World::issue_io(ProcessId process, std::string_view volume, IoOp op, std::s
   const TrueTime done = disks_[slot.disk].disk.schedule(now(), slot.index, op);
   HASIM_ASSERT(done >= now());
   const IoId id = next_io_id_++;
-  ios_.emplace(id, PendingIo{process, processes_[process].incarnation, v, op, std::move(file),
-                             std::move(record), tag});
+  // Ids only grow: the new entry goes last, so the hint spares the tree descent.
+  HASIM_ASSERT(ios_.empty() || ios_.rbegin()->first < id);
+  ios_.emplace_hint(ios_.end(), id,
+                    PendingIo{process, processes_[process].incarnation, v, op, std::move(file),
+                              std::move(record), tag});
   scheduler_.schedule(done, kIo, process, id);
   return id;
 }
@@ -89,8 +92,9 @@ IoId World::issue_io(ProcessId process, std::string_view volume, IoOp op, std::s
 void World::complete_io(IoId id) {
   auto found = ios_.find(id);
   HASIM_ASSERT(found != ios_.end());
-  PendingIo io = std::move(found->second);
-  ios_.erase(found);
+  // Unlinked, not moved out: its strings stay where they are.
+  auto node = ios_.extract(found);
+  PendingIo& io = node.mapped();
   const ProcessSlot& issuer = processes_[io.process];
   if (issuer.incarnation != io.incarnation || issuer.state == ProcessState::stopped) return;
   const VolumeSlot& slot = volumes_[io.volume];

@@ -290,7 +290,7 @@ void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
   for (const raft::Entry& e : rd.entries) encoder_.encode(e);
   if (rd.hardState) encoder_.encode(*rd.hardState);
   if (encoder_.empty() || !(sync || config_.unsafeAckBeforeFsync)) return;
-  const std::string segment = wal_segment_name(current_segment());
+  const std::string& segment = current_segment_name();
   append(env, segment, encoder_.flush(), kReadyIo);
   // The mutation flushes every Save to the page cache and never fsyncs it.
   if (!config_.unsafeAckBeforeFsync) fsync(env, segment, kReadyIo);
@@ -462,6 +462,15 @@ void EtcdMember::append(Env& env, std::string_view file, std::string record,
                         std::uint64_t what) {
   ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
   env.append(kVolume, file, std::move(record), io_.tag(what));
+}
+
+const std::string& EtcdMember::current_segment_name() {
+  const std::uint64_t segment = current_segment();
+  if (namedSegment_ != segment) {
+    segmentName_ = wal_segment_name(segment);
+    namedSegment_ = segment;
+  }
+  return segmentName_;
 }
 
 void EtcdMember::fsync(Env& env, std::string_view file, std::uint64_t what) {

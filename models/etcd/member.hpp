@@ -149,6 +149,9 @@ class EtcdMember final : public Process {
   void append(Env& env, std::string_view file, std::string record, std::uint64_t what);
   void fsync(Env& env, std::string_view file, std::uint64_t what);
   std::uint64_t current_segment() const { return firstSegment_ + segmentStarts_.size() - 1; }
+  // current_segment()'s file name, built again only when the segment changes (every
+  // durable Ready writes to it).
+  const std::string& current_segment_name();
   void maybe_snapshot(Env& env);
   void cut_segment(Env& env);
   void finish_snapshot(Env& env);
@@ -197,6 +200,8 @@ class EtcdMember final : public Process {
   // segment firstSegment_ + i may hold; appends go to the last.
   std::uint64_t firstSegment_ = 0;
   std::vector<raft::Index> segmentStarts_;
+  std::optional<std::uint64_t> namedSegment_;  // the segment segmentName_ names
+  std::string segmentName_;
   std::optional<raft::Snapshot> snapshotting_;  // the snapshot being saved
   std::uint64_t neededSegment_ = 0;             // the oldest segment it still needs
   std::uint64_t proposals_ = 0;

@@ -72,16 +72,27 @@ bool ready_to_promote(const std::set<raft::PeerId>& voters, const MemberDirector
   return started_among(voters, directory) + 1 >= quorum(voters.size() + 1);
 }
 
+const PeerActivity::Stream* PeerActivity::find(raft::PeerId id) const {
+  for (const auto& [peer, stream] : streams_) {
+    if (peer == id) return &stream;
+  }
+  return nullptr;
+}
+
 void PeerActivity::heard(raft::PeerId from, LocalTime now) {
-  auto [it, fresh] = streams_.try_emplace(from, Stream{now, now});
-  if (!fresh && now - it->second.last > kConnReadTimeout) it->second.since = now;
-  it->second.last = now;
+  for (auto& [peer, stream] : streams_) {
+    if (peer != from) continue;
+    if (now - stream.last > kConnReadTimeout) stream.since = now;
+    stream.last = now;
+    return;
+  }
+  streams_.emplace_back(from, Stream{now, now});
 }
 
 std::optional<LocalTime> PeerActivity::active_since(raft::PeerId id, LocalTime now) const {
-  const auto it = streams_.find(id);
-  if (it == streams_.end() || now - it->second.last > kConnReadTimeout) return std::nullopt;
-  return it->second.since;
+  const Stream* stream = find(id);
+  if (stream == nullptr || now - stream->last > kConnReadTimeout) return std::nullopt;
+  return stream->since;
 }
 
 std::size_t PeerActivity::connected_since(const std::set<raft::PeerId>& members, raft::PeerId self,

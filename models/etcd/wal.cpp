@@ -48,6 +48,26 @@ void put_state(std::string& out, const raft::HardState& state) {
   put(out, state.commit);
 }
 
+// A record's fixed fields (a type byte, up to four varints) or a frame's length, built on
+// the stack: WalEncoder appends them whole instead of a byte at a time.
+struct Head {
+  char bytes[1 + 4 * 10] = {};  // a varint takes at most 10 bytes
+  std::size_t size = 0;
+  void byte(char c) {
+    HASIM_ASSERT(size < sizeof bytes);
+    bytes[size++] = c;
+  }
+  void varint(std::uint64_t value) {
+    HASIM_ASSERT(size + 10 <= sizeof bytes);
+    while (value >= 0x80) {
+      bytes[size++] = static_cast<char>((value & 0x7f) | 0x80);
+      value >>= 7;
+    }
+    bytes[size++] = static_cast<char>(value);
+  }
+  std::string_view view() const { return {bytes, size}; }
+};
+
 // Reads fields in order; any malformed or short field makes the whole read fail.
 class Reader {
  public:
@@ -198,18 +218,33 @@ void WalEncoder::encode(const WalRecord& record) {
   put(buffer_, std::string_view(bytes));
 }
 
-// The same frames as encode(entry_record(entry)) and encode(state_record(state)), built in
-// the reused scratch_ instead of a record and a string per call.
+// The same frames as encode(entry_record(entry)) and encode(state_record(state)) (the
+// bytes of put_entry and put_state behind their length), appended straight to the buffer:
+// no record, no intermediate string.
 void WalEncoder::encode(const raft::Entry& entry) {
-  scratch_.clear();
-  put_entry(scratch_, entry);
-  put(buffer_, std::string_view(scratch_));
+  Head head;
+  head.byte(kEntry);
+  head.varint(entry.term);
+  head.varint(entry.index);
+  head.varint(static_cast<std::uint64_t>(entry.type));
+  head.varint(entry.data.size());
+  Head frame;
+  frame.varint(head.size + entry.data.size());
+  buffer_.append(frame.view());
+  buffer_.append(head.view());
+  buffer_.append(entry.data);
 }
 
 void WalEncoder::encode(const raft::HardState& state) {
-  scratch_.clear();
-  put_state(scratch_, state);
-  put(buffer_, std::string_view(scratch_));
+  Head head;
+  head.byte(kState);
+  head.varint(state.term);
+  head.varint(state.vote);
+  head.varint(state.commit);
+  Head frame;
+  frame.varint(head.size);
+  buffer_.append(frame.view());
+  buffer_.append(head.view());
 }
 
 std::string WalEncoder::flush() {

@@ -90,7 +90,6 @@ class WalEncoder {
 
  private:
   std::string buffer_;
-  std::string scratch_;  // one record's bytes, before its frame goes into buffer_
 };
 // The records of one write (a disk record of a segment), in order; nullopt if malformed.
 std::optional<std::vector<WalRecord>> decode_wal_write(std::string_view bytes);

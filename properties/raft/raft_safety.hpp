@@ -15,6 +15,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/etcd/trace_entries.hpp"
@@ -37,15 +39,21 @@ class RaftSafety final : public Property {
   };
   bool observe(const TraceEvent& event, std::uint64_t member);
   bool append(std::uint64_t member, std::uint64_t first, std::string_view ents);
-  void commit(std::uint64_t member, std::uint64_t commit, std::uint64_t term);
+  void commit(std::uint64_t member, Member& log, std::uint64_t commit, std::uint64_t term);
 
   void restored(const TraceEvent& event);
 
   raft_safety::SafetyChecker checker_;
   std::optional<std::int64_t> cluster_;  // the cluster ID of the last restore, if any
   std::set<std::string, std::less<>> restored_;  // the nodes whose members are in it
-  std::map<std::uint64_t, Member> logs_;
-  std::map<std::string, std::uint64_t, std::less<>> members_;  // "node" -> raft ID
+  // By raft ID, in the order first seen: a few members, looked up on every event, never
+  // walked in order (a scanned vector rather than a map).
+  std::vector<std::pair<std::uint64_t, Member>> logs_;
+  Member& log_of(std::uint64_t member);
+  // "node" -> raft ID. A few members, asked on every event: a scan of a vector beats a
+  // map's string comparisons (nothing iterates it, so its order does not matter).
+  std::vector<std::pair<std::string, std::uint64_t>> members_;
+  std::uint64_t* member_id(std::string_view node);
   // Scratch for the entries of one event (decoded, then as the checker's log entries): kept
   // so that the events of every Ready reuse their capacity.
   std::vector<etcd::TracedEntry> traced_;
