@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.hpp"
@@ -129,7 +130,13 @@ std::optional<LocalTime> parse_time(const nlohmann::json& value) {
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const std::int64_t days = era * 146097 + static_cast<std::int64_t>(doe) - 719468;
   const std::int64_t unix_seconds = days * 86400 + h * 3600 + mi * 60 + s;
-  return LocalTime{(unix_seconds - kEpochUnixSeconds) * 1'000'000'000};
+  // A time a LocalTime cannot hold (int64 ns around the epoch, about 292 years either way) is
+  // an unreadable record here: Go's metav1.Time would hold it, no simulated clock reaches it.
+  std::int64_t ns = 0;
+  if (__builtin_mul_overflow(unix_seconds - kEpochUnixSeconds, std::int64_t{1'000'000'000}, &ns)) {
+    throw std::out_of_range("time out of range");
+  }
+  return LocalTime{ns};
 }
 
 }  // namespace
