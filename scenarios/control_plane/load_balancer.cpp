@@ -27,6 +27,8 @@ bool check_passes(const World& world, const std::string& node_name,
   return store != nullptr && !store->not_ready().has_value();
 }
 
+void schedule_round(World& world, const ControlPlaneWiring& wiring, TrueTime at);
+
 // One round of checks, then the next round one interval later (bounded by the run's end).
 void check_round(World& world, const ControlPlaneWiring& wiring) {
   api::LoadBalancerHealth& health = *wiring.balancer;
@@ -38,9 +40,13 @@ void check_round(World& world, const ControlPlaneWiring& wiring) {
     world.trace_fault(api::trace_kind::kLoadBalancerBackend, node_name,
                       {{"backend", name}, {"up", std::int64_t{*changed}}});
   }
+  schedule_round(world, wiring, world.now() + health.config().interval);
+}
+
+void schedule_round(World& world, const ControlPlaneWiring& wiring, TrueTime at) {
   World* w = &world;
   const ControlPlaneWiring* wired = &wiring;
-  world.at(world.now() + health.config().interval, [w, wired] { check_round(*w, *wired); });
+  world.at(at, [w, wired] { check_round(*w, *wired); });
 }
 
 }  // namespace
@@ -56,9 +62,7 @@ void add_load_balancer(const ControlPlaneSpec& cp, ControlPlaneWiring& wiring) {
 
 void start_health_checks(World& world, const ControlPlaneWiring& wiring) {
   if (wiring.balancer == nullptr) return;
-  World* w = &world;
-  const ControlPlaneWiring* wired = &wiring;
-  world.at(TrueTime{} + wiring.balancer->config().interval, [w, wired] { check_round(*w, *wired); });
+  schedule_round(world, wiring, TrueTime{} + wiring.balancer->config().interval);
 }
 
 }  // namespace hasim
