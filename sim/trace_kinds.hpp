@@ -16,6 +16,8 @@ inline constexpr std::string_view kPause = "pause";
 inline constexpr std::string_view kResume = "resume";
 inline constexpr std::string_view kTerminate = "terminate";
 inline constexpr std::string_view kExit = "exit";
+// A stopped process placed on another node (a pod re-created elsewhere: World::move_process).
+inline constexpr std::string_view kMove = "move";
 // Messages.
 inline constexpr std::string_view kRecv = "recv";
 inline constexpr std::string_view kDrop = "drop";
@@ -46,6 +48,6 @@ inline constexpr std::array kAll{
     kRecv,         kDrop,          kDuplicate, kConnectionDrop, kNodeDown,  kNodeUp,
     kClockStep,    kClockRate,     kPartition, kHeal,           kDiskLoss,  kDropConnections,
     kSlowDisk,     kDiskFull,      kPodDelete, kUnsyncedLost,   kDiskError, kRoleResolved,
-    kRoleUnresolved};
+    kRoleUnresolved, kMove};
 
 }  // namespace hasim::trace_kind

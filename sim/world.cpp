@@ -110,7 +110,8 @@ World::World(std::vector<NodeSetup> nodes, WorldOptions options)
 
 World::~World() = default;
 
-ProcessId World::add_process(NodeId node, std::string name, ProcessFactory factory) {
+ProcessId World::add_process(NodeId node, std::string name, ProcessFactory factory,
+                             StartPolicy policy) {
   HASIM_ASSERT(!started_);
   HASIM_ASSERT(node < nodes_.size());
   const auto id = static_cast<ProcessId>(processes_.size());
@@ -120,6 +121,7 @@ ProcessId World::add_process(NodeId node, std::string name, ProcessFactory facto
   slot.name = std::move(name);
   slot.node = node;
   slot.factory = std::move(factory);
+  slot.start_policy = policy;
   slot.env = std::make_unique<ProcessEnv>(*this, id);
   processes_.push_back(std::move(slot));
   nodes_[node].processes.push_back(id);
@@ -203,7 +205,9 @@ RunStats World::run_until(TrueTime end) {
       if (node.clock.rate_ppb() == kRatePerfect) continue;
       trace_world(trace_kind::kClockRate, node.name, {{"rate_ppb", node.clock.rate_ppb()}});
     }
-    for (ProcessId id = 0; id < processes_.size(); ++id) start(id);
+    for (ProcessId id = 0; id < processes_.size(); ++id) {
+      if (processes_[id].start_policy == StartPolicy::with_node) start(id);
+    }
   }
   RunStats stats;
   std::uint64_t same_instant = 0;

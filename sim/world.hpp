@@ -29,6 +29,12 @@ namespace hasim {
 
 using ProcessFactory = std::function<std::unique_ptr<Process>()>;
 using VolumeId = std::uint32_t;
+// When a process starts: with its node (at time 0 and at each node_up), or only when
+// restart() asks: a pod's container, which the kubelet starts once the pod is bound to a
+// node, and which whoever runs the pods starts again after a reboot.
+enum class StartPolicy : std::uint8_t { with_node, on_demand };
+// The node of a network disk: none (it belongs to a zone and follows its volume's owner).
+inline constexpr NodeId kNoNode = ~NodeId{0};
 // Why a process stopped, as its supervisor (the node's kubelet) sees it.
 enum class StopReason { exit, crash, terminated };
 // Told when a process exits on its own (with its code), is killed by a crash fault, or stops
@@ -78,11 +84,20 @@ class World {
   World& operator=(const World&) = delete;
 
   // Setup (before run_until).
-  ProcessId add_process(NodeId node, std::string name, ProcessFactory factory);
+  ProcessId add_process(NodeId node, std::string name, ProcessFactory factory,
+                        StartPolicy policy = StartPolicy::with_node);
   // Disks (sim/disk.hpp; sim/world_disks.cpp). A node has the disks added here; a volume is
   // mounted into one process (its pod's container), which names it in Env::append etc.
   void add_disk(NodeId node, std::string name, DiskParams params);
+  // A network block device in a zone (a cloud PersistentVolume: EBS, a PD): it holds one
+  // volume, attaches to whichever node of its zone the volume's owner runs on, survives that
+  // node's failure and disk loss, and loses only its page cache with the node's power.
+  void add_network_disk(std::string zone, std::string name, DiskParams params);
   VolumeId add_volume(ProcessId owner, std::string name, std::string_view disk, VolumeKind kind);
+  // Places a stopped process on another node (a pod re-created on another node). Its
+  // volumes follow: a network disk re-attaches (same zone only), an emptyDir starts empty
+  // on the new node's disk of the same name; a local persistent volume cannot move.
+  void move_process(ProcessId process, NodeId to);
   void at(TrueTime when, std::function<void()> action);
   Network& network() { return network_; }
   TraceWriter& trace() { return trace_; }
@@ -203,6 +218,7 @@ class World {
     TagAllocator tags;             // this incarnation's timer tag spaces
     std::optional<int> exit_code;  // set by Env::exit; acted on when the callback returns
     bool terminating = false;      // terminate() was called for this incarnation
+    StartPolicy start_policy = StartPolicy::with_node;
   };
   struct NodeSlot {
     std::string name;
@@ -213,8 +229,9 @@ class World {
     std::string stream_name{};  // NodeSetup::stream_name, or the name
   };
   struct DiskSlot {
-    NodeId node = 0;
+    NodeId node = 0;  // kNoNode: a network disk
     Disk disk;
+    std::string zone{};  // a network disk's zone
   };
   struct VolumeSlot {
     std::size_t disk = 0;  // into disks_
@@ -261,6 +278,7 @@ class World {
   void power_loss(NodeId node);  // node-down: every disk of the node loses its page cache
   std::size_t disk_index(NodeId node, std::string_view disk) const;  // into disks_
   void wipe_volume(VolumeId volume);
+  void rehome_volume(VolumeId volume, NodeId to);  // move_process, for each volume it mounts
   // Runs a model callback with `process` marked active (Env calls are only valid then).
   template <typename Callback>
   void invoke(ProcessId process, Callback&& callback);

@@ -19,6 +19,15 @@ void World::add_disk(NodeId node, std::string name, DiskParams params) {
   disks_.push_back(DiskSlot{node, Disk(std::move(name), params, rng)});
 }
 
+void World::add_network_disk(std::string zone, std::string name, DiskParams params) {
+  HASIM_ASSERT(!started_);
+  // Disk names are unique among network disks and apart from every node's disks: a volume
+  // names its disk, and a moved volume must find the same one.
+  for (const DiskSlot& d : disks_) HASIM_ASSERT(d.disk.name() != name);
+  Rng rng = root_rng_.fork("disk/" + zone + "/" + name);
+  disks_.push_back(DiskSlot{kNoNode, Disk(std::move(name), params, rng), std::move(zone)});
+}
+
 VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view disk,
                            VolumeKind kind) {
   HASIM_ASSERT(!started_);
@@ -26,6 +35,9 @@ VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view d
   HASIM_ASSERT(!find_volume(owner, name).has_value());
   const NodeId node = processes_[owner].node;
   const std::size_t d = disk_index(node, disk);
+  // A network disk is one PersistentVolume: one volume, in its owner's zone.
+  HASIM_ASSERT(disks_[d].node != kNoNode ||
+               (disks_[d].disk.volume_count() == 0 && disks_[d].zone == nodes_[node].zone));
   const VolumeIndex index = disks_[d].disk.add_volume(std::move(name), kind);
   volumes_.push_back(VolumeSlot{d, index, owner});
   return static_cast<VolumeId>(volumes_.size() - 1);
@@ -34,6 +46,9 @@ VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view d
 std::size_t World::disk_index(NodeId node, std::string_view disk) const {
   for (std::size_t d = 0; d < disks_.size(); ++d) {
     if (disks_[d].node == node && disks_[d].disk.name() == disk) return d;
+  }
+  for (std::size_t d = 0; d < disks_.size(); ++d) {
+    if (disks_[d].node == kNoNode && disks_[d].disk.name() == disk) return d;
   }
   HASIM_ASSERT(false && "no such disk on this node (the loader checks disk names)");
   return 0;
@@ -115,12 +130,20 @@ void World::complete_io(IoId id) {
 }
 
 void World::power_loss(NodeId node) {
-  for (DiskSlot& d : disks_) {
-    if (d.node != node) continue;
-    for (const auto& [index, lost] : d.disk.power_loss(now())) {
+  // The node's own disks, and the network disks attached to it: those keep what reached the
+  // device, and lose the page cache that was in the node's RAM.
+  std::vector<bool> affected(disks_.size(), false);
+  for (std::size_t d = 0; d < disks_.size(); ++d) affected[d] = disks_[d].node == node;
+  for (const VolumeSlot& v : volumes_) {
+    if (disks_[v.disk].node == kNoNode && processes_[v.owner].node == node) affected[v.disk] = true;
+  }
+  for (std::size_t d = 0; d < disks_.size(); ++d) {
+    if (!affected[d]) continue;
+    Disk& disk = disks_[d].disk;
+    for (const auto& [index, lost] : disk.power_loss(now())) {
       trace_world(trace_kind::kUnsyncedLost, nodes_[node].name,
-                  {{"disk", d.disk.name()},
-                   {"volume", d.disk.volume(index).name},
+                  {{"disk", disk.name()},
+                   {"volume", disk.volume(index).name},
                    {"records", static_cast<std::int64_t>(lost)}});
     }
   }
@@ -160,6 +183,47 @@ void World::disk_full(NodeId node, std::string_view disk, bool full) {
   disks_[disk_index(node, disk)].disk.set_full(full);
   trace_world(trace_kind::kDiskFull, nodes_.at(node).name,
               {{"disk", std::string(disk)}, {"full", full}});
+}
+
+void World::move_process(ProcessId process, NodeId to) {
+  ProcessSlot& slot = processes_.at(process);
+  HASIM_ASSERT(slot.state == ProcessState::stopped);
+  HASIM_ASSERT(to < nodes_.size());
+  if (slot.node == to) return;
+  std::string qualified = nodes_[to].name + "/" + slot.name;
+  HASIM_ASSERT(!find_process(qualified).has_value());
+  trace_process(process, trace_kind::kMove, {{"to", nodes_[to].name}});
+  std::vector<ProcessId>& from = nodes_[slot.node].processes;
+  from.erase(std::find(from.begin(), from.end(), process));
+  // Kept in id order: a node's processes start and stop in the order they were added.
+  std::vector<ProcessId>& onto = nodes_[to].processes;
+  onto.insert(std::lower_bound(onto.begin(), onto.end(), process), process);
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (volumes_[v].owner == process) rehome_volume(v, to);
+  }
+  slot.node = to;
+  slot.qualified = std::move(qualified);
+}
+
+void World::rehome_volume(VolumeId volume, NodeId to) {
+  VolumeSlot& slot = volumes_.at(volume);
+  const DiskSlot& disk = disks_[slot.disk];
+  if (disk.node == kNoNode) {
+    HASIM_ASSERT(disk.zone == nodes_[to].zone && "a zonal volume attaches only in its zone");
+    return;
+  }
+  const Volume& old = disk.disk.volume(slot.index);
+  HASIM_ASSERT(old.kind != VolumeKind::persistent && "a local persistent volume pins its pod");
+  // The emptyDir starts empty on the new node's disk of the same name; the old one is wiped
+  // (its pod is gone) and stays behind, empty.
+  const std::string name = old.name;
+  const VolumeKind kind = old.kind;
+  const std::string diskName = disk.disk.name();
+  wipe_volume(volume);
+  const std::size_t d = disk_index(to, diskName);
+  HASIM_ASSERT(disks_[d].node == to);
+  slot.disk = d;
+  slot.index = disks_[d].disk.add_volume(name, kind);
 }
 
 void World::delete_pod(ProcessId process) {

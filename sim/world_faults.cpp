@@ -86,7 +86,9 @@ void World::node_up(NodeId node) {
   if (slot.up) return;
   slot.up = true;
   trace_world(trace_kind::kNodeUp, slot.name, {});
-  for (ProcessId process : slot.processes) start(process);
+  for (ProcessId process : slot.processes) {
+    if (processes_[process].start_policy == StartPolicy::with_node) start(process);
+  }
 }
 
 void World::clock_step(NodeId node, Duration delta) {

@@ -276,3 +276,62 @@ TEST_CASE("after any crash, a model reads back a prefix of its writes holding ev
     RC_ASSERT(!f.log->violated);
   });
 }
+
+TEST_CASE("a process started on demand runs only when restart() asks", "[disk][world]") {
+  World world(plain_nodes(1), constant_latency(1_ms));
+  world.add_disk(0, "ssd", fixed(1_ms, 5_ms));
+  auto log = std::make_shared<WriterLog>();
+  const ProcessId writer = world.add_process(
+      0, "writer", [log] { return std::make_unique<Writer>(log, 10_ms, 3, "data"); },
+      StartPolicy::on_demand);
+  world.add_volume(writer, "data", "ssd", VolumeKind::persistent);
+  world.at(at_ms(20), [&] { world.node_down(0); });
+  world.at(at_ms(21), [&] { world.node_up(0); });  // a reboot starts it neither
+  world.run_until(at_ms(40));
+  CHECK(log->starts.empty());
+  world.at(at_ms(50), [&] { world.restart(writer); });
+  world.run_until(at_ms(51));
+  CHECK(log->starts.size() == 1);
+}
+
+TEST_CASE("a pod moved within its zone takes its network volume; an emptyDir starts empty",
+          "[disk][world]") {
+  World world(plain_nodes(2), constant_latency(1_ms));
+  Collector trace;
+  world.trace().add_observer(&trace);
+  world.add_network_disk("", "pv-0", fixed(1_ms, 5_ms));
+  world.add_disk(0, "ssd", fixed(1_ms, 5_ms));
+  world.add_disk(1, "ssd", fixed(1_ms, 5_ms));
+  auto claimed = std::make_shared<WriterLog>();
+  auto scratch = std::make_shared<WriterLog>();
+  const ProcessId a = world.add_process(
+      0, "claimed", [claimed] { return std::make_unique<Writer>(claimed, 10_ms, 3, "data"); });
+  const ProcessId b = world.add_process(
+      0, "scratch", [scratch] { return std::make_unique<Writer>(scratch, 10_ms, 3, "data"); });
+  world.add_volume(a, "data", "pv-0", VolumeKind::persistent);
+  world.add_volume(b, "data", "ssd", VolumeKind::ephemeral);
+  world.at(at_ms(45), [&] {
+    for (const ProcessId p : {a, b}) {
+      world.delete_pod(p);
+      world.move_process(p, 1);
+      world.restart(p);
+    }
+  });
+  world.at(at_ms(60), [&] { world.node_down(0); });  // the old node: nothing of theirs on it
+  world.at(at_ms(99), [&] { world.node_down(1); });  // the new one: the page cache goes
+  world.run_until(at_ms(100));
+  REQUIRE(claimed->starts.size() == 2);
+  CHECK(claimed->starts[1].read.size() == 4);  // the 10..40 ms appends, kept by the device
+  REQUIRE(scratch->starts.size() == 2);
+  CHECK(scratch->starts[1].read.empty());
+  CHECK(world.find_process("n2/claimed") == a);
+  CHECK_FALSE(world.find_process("n1/claimed").has_value());
+  CHECK(trace.of_kind(trace_kind::kMove).size() == 2);
+  bool networkLost = false;
+  for (const auto& e : trace.of_kind(trace_kind::kUnsyncedLost)) {
+    CHECK(e.node == "n2");  // node 1's power loss, not node 0's
+    networkLost = networkLost || e.string_field("disk") == "pv-0";
+  }
+  CHECK(networkLost);
+  CHECK_FALSE(claimed->violated);
+}
