@@ -95,10 +95,8 @@ std::optional<BackupReadyVerdict> check_backup_ready(const BackupReadyInput& in,
   // Not provably healthy. Go to False only from a previous Unknown or False, so one late
   // renewal after a True first shows as Unknown.
   const std::optional<ConditionStatus> prev = previous_backup_ready_status(in.previous_conditions);
-  const bool prev_not_true =
-      prev == ConditionStatus::kUnknown || prev == ConditionStatus::kFalse;
-  if (delta.renew_time && prev_not_true &&
-      now - *delta.renew_time > in.delta_snapshot_period * 3) {
+  const bool prev_not_true = prev == ConditionStatus::kUnknown || prev == ConditionStatus::kFalse;
+  if (delta.renew_time && prev_not_true && now - *delta.renew_time > in.delta_snapshot_period * 3) {
     return verdict(ConditionStatus::kFalse, ConditionReason::kBackupFailed,
                    BackupReadyPath::kStale);
   }

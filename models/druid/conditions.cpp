@@ -45,29 +45,50 @@ std::string_view name(ConditionType type) {
 std::string_view name(ConditionReason reason) {
   using R = ConditionReason;
   switch (reason) {
-    case R::kQuorate: return "Quorate";
-    case R::kQuorumLost: return "QuorumLost";
-    case R::kNoMembersInStatus: return "NoMembersInStatus";
-    case R::kAllMembersReady: return "AllMembersReady";
-    case R::kNotAllMembersReady: return "NotAllMembersReady";
-    case R::kAllMembersUpdated: return "AllMembersUpdated";
-    case R::kNotAllMembersUpdated: return "NotAllMembersUpdated";
-    case R::kUnableToFetchStatefulSet: return "UnableToFetchStatefulSet";
-    case R::kStatefulSetNotFound: return "StatefulSetNotFound";
-    case R::kNoWarningsFoundForDataVolumes: return "NoWarningsFoundForDataVolumes";
-    case R::kFoundWarningsForDataVolumes: return "FoundWarningsForDataVolumes";
+    case R::kQuorate:
+      return "Quorate";
+    case R::kQuorumLost:
+      return "QuorumLost";
+    case R::kNoMembersInStatus:
+      return "NoMembersInStatus";
+    case R::kAllMembersReady:
+      return "AllMembersReady";
+    case R::kNotAllMembersReady:
+      return "NotAllMembersReady";
+    case R::kAllMembersUpdated:
+      return "AllMembersUpdated";
+    case R::kNotAllMembersUpdated:
+      return "NotAllMembersUpdated";
+    case R::kUnableToFetchStatefulSet:
+      return "UnableToFetchStatefulSet";
+    case R::kStatefulSetNotFound:
+      return "StatefulSetNotFound";
+    case R::kNoWarningsFoundForDataVolumes:
+      return "NoWarningsFoundForDataVolumes";
+    case R::kFoundWarningsForDataVolumes:
+      return "FoundWarningsForDataVolumes";
     case R::kUnableToFetchWarningEventsForDataVolumes:
       return "UnableToFetchWarningEventsForDataVolumes";
-    case R::kNoClusterIDDetected: return "NoClusterIDDetected";
-    case R::kNoClusterIDMismatchDetected: return "NoClusterIDMismatchDetected";
-    case R::kMultipleClusterIDsDetected: return "MultipleClusterIDsDetected";
-    case R::kUnableToFetchLease: return "UnableToFetchLease";
-    case R::kUnableToParseLeaseHolderIdentity: return "UnableToParseLeaseHolderIdentity";
-    case R::kBackupSucceeded: return "BackupSucceeded";
-    case R::kBackupFailed: return "BackupFailed";
-    case R::kUnknown: return "Unknown";
-    case R::kNotChecked: return "NotChecked";
-    case R::kOther: return "Other";
+    case R::kNoClusterIDDetected:
+      return "NoClusterIDDetected";
+    case R::kNoClusterIDMismatchDetected:
+      return "NoClusterIDMismatchDetected";
+    case R::kMultipleClusterIDsDetected:
+      return "MultipleClusterIDsDetected";
+    case R::kUnableToFetchLease:
+      return "UnableToFetchLease";
+    case R::kUnableToParseLeaseHolderIdentity:
+      return "UnableToParseLeaseHolderIdentity";
+    case R::kBackupSucceeded:
+      return "BackupSucceeded";
+    case R::kBackupFailed:
+      return "BackupFailed";
+    case R::kUnknown:
+      return "Unknown";
+    case R::kNotChecked:
+      return "NotChecked";
+    case R::kOther:
+      return "Other";
   }
   HASIM_ASSERT(false);
 }
@@ -94,10 +115,11 @@ ConditionResult check_all_members_ready(std::span<const EtcdMemberStatus> member
   if (members.empty()) {
     return {kType, ConditionStatus::kUnknown, ConditionReason::kNoMembersInStatus};
   }
-  const bool all_registered = members.size() >= static_cast<std::size_t>(std::max(0, spec_replicas));
-  const bool all_ready =
-      std::all_of(members.begin(), members.end(),
-                  [](const EtcdMemberStatus& m) { return m.status == MemberStatus::kReady; });
+  const bool all_registered =
+      members.size() >= static_cast<std::size_t>(std::max(0, spec_replicas));
+  const bool all_ready = std::all_of(members.begin(), members.end(), [](const EtcdMemberStatus& m) {
+    return m.status == MemberStatus::kReady;
+  });
   if (all_registered && all_ready) {
     return {kType, ConditionStatus::kTrue, ConditionReason::kAllMembersReady};
   }
@@ -190,8 +212,8 @@ bool owned_by_status_checks(ConditionType type) {
 }
 
 // One recomputed condition: `old` is the previous one of that type, if any.
-Condition merge_one(const ConditionResult& result, const Condition* old,
-                    std::int32_t spec_replicas, LocalTime now) {
+Condition merge_one(const ConditionResult& result, const Condition* old, std::int32_t spec_replicas,
+                    LocalTime now) {
   // A new condition starts with an empty status, which differs from any result.
   Condition out = old != nullptr ? *old : Condition{result.type, {}, {}, now, now};
   const bool had_status = old != nullptr;
@@ -223,8 +245,8 @@ std::vector<Condition> build_conditions(std::span<const ConditionResult> results
   std::map<ConditionType, Condition> merged;  // enum order is name order (see header)
   for (const auto& [type, result] : result_by_type) {
     const auto old = old_by_type.find(type);
-    merged[type] = merge_one(result, old != old_by_type.end() ? &old->second : nullptr,
-                             spec_replicas, now);
+    merged[type] =
+        merge_one(result, old != old_by_type.end() ? &old->second : nullptr, spec_replicas, now);
   }
   for (const auto& [type, old] : old_by_type) {
     if (!merged.contains(type) && !owned_by_status_checks(type)) merged[type] = old;

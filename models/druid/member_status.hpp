@@ -47,10 +47,10 @@ enum class ObjectRead { kFound, kNotFound, kError };
 // What the pod's ContainersReady condition says, as checkContainersAreReady sees it.
 enum class PodContainersReady {
   kTrue,
-  kFalse,             // status False or Unknown: anything but "True"
-  kConditionAbsent,   // pod found but has no ContainersReady condition: counts as not ready
-  kPodNotFound,       // counts as not ready
-  kPodUnreadable,     // a Get error other than NotFound: does NOT count as not ready
+  kFalse,            // status False or Unknown: anything but "True"
+  kConditionAbsent,  // pod found but has no ContainersReady condition: counts as not ready
+  kPodNotFound,      // counts as not ready
+  kPodUnreadable,    // a Get error other than NotFound: does NOT count as not ready
 };
 
 // One expected member Lease (name from GetMemberLeaseNames) and its pod, as read this round.

@@ -90,18 +90,19 @@ TEST_CASE("holderIdentity: formatted as backup-restore writes it", "[druid-statu
 }
 
 TEST_CASE("holderIdentity: format then parse gives back hex ids and the role", "[druid-status]") {
-  rc::prop("round trip against printf's %x", [](std::uint64_t id, std::uint64_t cluster,
-                                                bool leader) {
-    const auto h = parse_holder_identity(format_holder_identity(id, cluster, leader));
-    RC_ASSERT(h.has_value());
-    RC_ASSERT(h->member_id == naive_hex(id));
-    RC_ASSERT(h->cluster_id == std::optional<std::string>(naive_hex(cluster)));
-    RC_ASSERT(h->role == (leader ? EtcdRole::kLeader : EtcdRole::kMember));
-  });
+  rc::prop("round trip against printf's %x",
+           [](std::uint64_t id, std::uint64_t cluster, bool leader) {
+             const auto h = parse_holder_identity(format_holder_identity(id, cluster, leader));
+             RC_ASSERT(h.has_value());
+             RC_ASSERT(h->member_id == naive_hex(id));
+             RC_ASSERT(h->cluster_id == std::optional<std::string>(naive_hex(cluster)));
+             RC_ASSERT(h->role == (leader ? EtcdRole::kLeader : EtcdRole::kMember));
+           });
   rc::prop("accepted exactly when there are 1 or 2 colons", [](const std::string& raw) {
     std::string text = raw;
     // Make colons common so 2- and 3-part strings are frequent.
-    for (char& c : text) if (c == 'x' || c == 'y' || c == 'z') c = ':';
+    for (char& c : text)
+      if (c == 'x' || c == 'y' || c == 'z') c = ':';
     const auto colons = std::count(text.begin(), text.end(), ':');
     RC_ASSERT(parse_holder_identity(text).has_value() == (colons == 1 || colons == 2));
   });
@@ -197,12 +198,11 @@ TEST_CASE("member check agrees with a classifier by Lease age", "[druid-status]"
   rc::prop("status from age and pod", [] {
     const MemberThresholds th{seconds(*rc::gen::inRange(0, 120)),
                               seconds(*rc::gen::inRange(0, 600))};
-    const Duration age = nanoseconds(*rc::gen::inRange<std::int64_t>(-1'000'000'000'000,
-                                                                      1'000'000'000'000));
-    const auto pod = *rc::gen::element(PodContainersReady::kTrue, PodContainersReady::kFalse,
-                                       PodContainersReady::kConditionAbsent,
-                                       PodContainersReady::kPodNotFound,
-                                       PodContainersReady::kPodUnreadable);
+    const Duration age =
+        nanoseconds(*rc::gen::inRange<std::int64_t>(-1'000'000'000'000, 1'000'000'000'000));
+    const auto pod = *rc::gen::element(
+        PodContainersReady::kTrue, PodContainersReady::kFalse, PodContainersReady::kConditionAbsent,
+        PodContainersReady::kPodNotFound, PodContainersReady::kPodUnreadable);
     const auto r = check_member(lease("m", "1:2:Member", kT0, pod), kT0 + age, th);
     RC_ASSERT(r.has_value());
     MemberStatus expected = MemberStatus::kReady;
@@ -218,9 +218,9 @@ TEST_CASE("member check agrees with a classifier by Lease age", "[druid-status]"
 }
 
 TEST_CASE("status.members: sorted, skipped members absent", "[druid-status]") {
-  const std::vector<MemberLeaseObservation> leases = {
-      lease("etcd-2", "c:x:Member", kT0), lease("etcd-0", "a:x:Leader", kT0),
-      lease("etcd-1", "b:x:Member", std::nullopt)};
+  const std::vector<MemberLeaseObservation> leases = {lease("etcd-2", "c:x:Member", kT0),
+                                                      lease("etcd-0", "a:x:Leader", kT0),
+                                                      lease("etcd-1", "b:x:Member", std::nullopt)};
   const auto members = compute_member_statuses(leases, {}, kT0 + seconds(5), MemberThresholds{});
   REQUIRE(members.size() == 2);
   CHECK(members[0].name == "etcd-0");
@@ -254,14 +254,14 @@ TEST_CASE("status.members: lastTransitionTime follows the status only", "[druid-
 
 TEST_CASE("status.members: builder against a naive merge", "[druid-status]") {
   rc::prop("names, statuses and transition times", [] {
-    const auto gen_status = rc::gen::element(MemberStatus::kReady, MemberStatus::kNotReady,
-                                             MemberStatus::kUnknown);
+    const auto gen_status =
+        rc::gen::element(MemberStatus::kReady, MemberStatus::kNotReady, MemberStatus::kUnknown);
     const auto names = std::vector<std::string>{"e-0", "e-1", "e-10", "e-2", "E-3"};
     std::vector<MemberCheckResult> results;
     const int n_results = *rc::gen::inRange(0, 8);
     for (int i = 0; i < n_results; ++i) {
-      results.push_back({std::to_string(i), *rc::gen::elementOf(names), std::nullopt,
-                         *gen_status, MemberReason::kLeaseSucceeded});
+      results.push_back({std::to_string(i), *rc::gen::elementOf(names), std::nullopt, *gen_status,
+                         MemberReason::kLeaseSucceeded});
     }
     std::vector<EtcdMemberStatus> previous;
     const int n_prev = *rc::gen::inRange(0, 6);

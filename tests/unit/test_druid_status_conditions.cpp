@@ -111,10 +111,12 @@ TEST_CASE("ClusterIDMismatch", "[druid-status]") {
     return std::vector<MemberLeaseObservation>{lease("etcd-0", h0, kT0), lease("etcd-1", h1, kT0),
                                                lease("etcd-2", h2, kT0)};
   };
-  auto same = check_cluster_id_mismatch(members, leases("a:c1:Leader", "b:c1:Member", "c:c9:Member"));
+  auto same =
+      check_cluster_id_mismatch(members, leases("a:c1:Leader", "b:c1:Member", "c:c9:Member"));
   CHECK(same.status == ConditionStatus::kFalse);  // etcd-2 is Unknown: its c9 is ignored
   CHECK(name(same.reason) == "NoClusterIDMismatchDetected");
-  auto two = check_cluster_id_mismatch(members, leases("a:c1:Leader", "b:c2:Member", "c:c1:Member"));
+  auto two =
+      check_cluster_id_mismatch(members, leases("a:c1:Leader", "b:c2:Member", "c:c1:Member"));
   CHECK(two.status == ConditionStatus::kTrue);  // a NotReady member still counts
   CHECK(name(two.reason) == "MultipleClusterIDsDetected");
   auto legacy = check_cluster_id_mismatch(members, leases("a:Leader", "b:Member", "c:c1:Member"));
@@ -171,8 +173,7 @@ TEST_CASE("DataVolumesReady", "[druid-status]") {
         "FoundWarningsForDataVolumes");
   CHECK(name(check_data_volumes_ready(ObjectRead::kFound, std::nullopt).reason) ==
         "UnableToFetchWarningEventsForDataVolumes");
-  CHECK(check_data_volumes_ready(ObjectRead::kNotFound, true).status ==
-        ConditionStatus::kUnknown);
+  CHECK(check_data_volumes_ready(ObjectRead::kNotFound, true).status == ConditionStatus::kUnknown);
   CHECK(check_data_volumes_ready(ObjectRead::kNotFound, true).reason ==
         ConditionReason::kStatefulSetNotFound);
   CHECK(check_data_volumes_ready(ObjectRead::kError, false).reason ==
@@ -289,8 +290,7 @@ BackupReadyPath path_of(const BackupReadyInput& in, LocalTime now) {
 const std::vector<Condition> kPrevUnknown = {cond(ConditionType::kBackupReady,
                                                   ConditionStatus::kUnknown,
                                                   ConditionReason::kUnknown, kT0 - hours(1))};
-const std::vector<Condition> kPrevTrue = {cond(ConditionType::kBackupReady,
-                                               ConditionStatus::kTrue,
+const std::vector<Condition> kPrevTrue = {cond(ConditionType::kBackupReady, ConditionStatus::kTrue,
                                                ConditionReason::kBackupSucceeded, kT0 - hours(1))};
 
 }  // namespace
@@ -374,20 +374,18 @@ TEST_CASE("BackupReady: only full renewed never leaves Unknown", "[druid-status]
 TEST_CASE("BackupReady: False only past 3x delta and from Unknown or False", "[druid-status]") {
   const LocalTime now = kT0;
   const auto with = [&](Duration delta_age, std::span<const Condition> prev) {
-    return check_backup_ready(backup(renewed(now - hours(1)), renewed(now - delta_age), prev),
-                              now)
+    return check_backup_ready(backup(renewed(now - hours(1)), renewed(now - delta_age), prev), now)
         .value();
   };
   CHECK(with(kDelta * 3, kPrevUnknown).path == BackupReadyPath::kCannotProve);
   const auto failed = with(kDelta * 3 + kNs, kPrevUnknown);
   CHECK(failed.result.status == ConditionStatus::kFalse);
   CHECK(name(failed.result.reason) == "BackupFailed");
-  const std::vector<Condition> prev_false = {cond(ConditionType::kBackupReady,
-                                                  ConditionStatus::kFalse,
-                                                  ConditionReason::kBackupFailed, kT0)};
+  const std::vector<Condition> prev_false = {cond(
+      ConditionType::kBackupReady, ConditionStatus::kFalse, ConditionReason::kBackupFailed, kT0)};
   CHECK(with(hours(2), prev_false).path == BackupReadyPath::kStale);
   CHECK(with(hours(2), kPrevTrue).path == BackupReadyPath::kCannotProve);  // True -> Unknown first
-  CHECK(with(hours(2), {}).path == BackupReadyPath::kCannotProve);  // no conditions at all
+  CHECK(with(hours(2), {}).path == BackupReadyPath::kCannotProve);         // no conditions at all
   // Only-delta Leases go stale the same way.
   CHECK(path_of(backup(never_renewed(now - hours(2)), renewed(now - hours(2)), kPrevUnknown),
                 now) == BackupReadyPath::kStale);
@@ -406,8 +404,8 @@ TEST_CASE("BackupReady: without a previous BackupReady the last condition stands
   prev[1].status = ConditionStatus::kTrue;
   CHECK(path_of(stale, now) == BackupReadyPath::kCannotProve);
   CHECK_FALSE(previous_backup_ready_status({}).has_value());
-  prev.push_back(cond(ConditionType::kBackupReady, ConditionStatus::kUnknown,
-                      ConditionReason::kUnknown, kT0));
+  prev.push_back(
+      cond(ConditionType::kBackupReady, ConditionStatus::kUnknown, ConditionReason::kUnknown, kT0));
   CHECK(previous_backup_ready_status(prev) == ConditionStatus::kUnknown);
 }
 
@@ -448,4 +446,3 @@ TEST_CASE("BackupReady: verdicts respect their windows", "[druid-status]") {
     }
   });
 }
-
