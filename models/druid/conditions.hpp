@@ -76,6 +76,10 @@ struct Condition {
   LocalTime last_update_time{};
 };
 
+// The member-based checks take status.members as just recomputed this round (status/check.go
+// runs the member checks first and the condition checks on the updated Etcd); BackupReady
+// instead compares with the conditions from before this round.
+
 // check_ready.go: quorum over the entries of status.members (not spec.replicas); every member
 // that is not NotReady, Unknown ones included, counts towards it.
 ConditionResult check_ready(std::span<const EtcdMemberStatus> members);

@@ -446,3 +446,60 @@ TEST_CASE("BackupReady: verdicts respect their windows", "[druid-status]") {
     }
   });
 }
+
+TEST_CASE("conditions builder against a naive merge", "[druid-status]") {
+  rc::prop("types, statuses, reasons and times", [] {
+    const auto gen_type = rc::gen::element(
+        ConditionType::kReady, ConditionType::kBackupReady, ConditionType::kAllMembersReady,
+        ConditionType::kDataVolumesReady, ConditionType::kLastSnapshotCompactionSucceeded);
+    const auto gen_status = rc::gen::element(ConditionStatus::kTrue, ConditionStatus::kFalse,
+                                             ConditionStatus::kUnknown);
+    std::vector<ConditionResult> results;
+    const int n_results = *rc::gen::inRange(0, 6);
+    for (int i = 0; i < n_results; ++i) {
+      results.push_back({*gen_type, *gen_status, ConditionReason::kQuorate});
+    }
+    std::vector<Condition> previous;
+    const int n_prev = *rc::gen::inRange(0, 6);
+    for (int i = 0; i < n_prev; ++i) {
+      previous.push_back(cond(*gen_type, *gen_status, ConditionReason::kOther, kT0 - seconds(i)));
+    }
+    const auto replicas = *rc::gen::element<std::int32_t>(0, 3);
+    const LocalTime now = kT0 + hours(1);
+    const auto built = build_conditions(results, previous, replicas, now);
+
+    // Naive: walk the types by name; the last result and last previous entry of each count.
+    std::vector<Condition> expected;
+    for (int t = 0; t <= static_cast<int>(ConditionType::kReady); ++t) {
+      const auto type = static_cast<ConditionType>(t);
+      const Condition* old = nullptr;
+      for (const auto& c : previous)
+        if (c.type == type) old = &c;
+      const ConditionResult* res = nullptr;
+      for (const auto& r : results)
+        if (r.type == type) res = &r;
+      if (res == nullptr) {
+        if (old != nullptr && type == ConditionType::kLastSnapshotCompactionSucceeded) {
+          expected.push_back(*old);
+        }
+        continue;
+      }
+      Condition c{type, res->status, res->reason, now, now};
+      if (old != nullptr && old->status == res->status)
+        c.last_transition_time = old->last_transition_time;
+      if (replicas == 0) {
+        c.status = old != nullptr ? old->status : ConditionStatus::kUnknown;
+        c.reason = ConditionReason::kNotChecked;
+      }
+      expected.push_back(c);
+    }
+    RC_ASSERT(built.size() == expected.size());
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      RC_ASSERT(built[i].type == expected[i].type);
+      RC_ASSERT(built[i].status == expected[i].status);
+      RC_ASSERT(built[i].reason == expected[i].reason);
+      RC_ASSERT(built[i].last_transition_time == expected[i].last_transition_time);
+      RC_ASSERT(built[i].last_update_time == expected[i].last_update_time);
+    }
+  });
+}
