@@ -1,0 +1,145 @@
+#include "models/druid/sidecar_initializer.hpp"
+
+#include "sim/assert.hpp"
+
+namespace hasim::druid::sidecar {
+
+std::string_view name(DataDirStatus status) {
+  switch (status) {
+    case DataDirStatus::DataDirectoryValid: return "DataDirectoryValid";
+    case DataDirStatus::WrongVolumeMounted: return "WrongVolumeMounted";
+    case DataDirStatus::DataDirectoryNotExist: return "DataDirectoryNotExist";
+    case DataDirStatus::DataDirectoryInvStruct: return "DataDirectoryInvStruct";
+    case DataDirStatus::DataDirectoryCorrupt: return "DataDirectoryCorrupt";
+    case DataDirStatus::BoltDBCorrupt: return "BoltDBCorrupt";
+    case DataDirStatus::DataDirectoryStatusUnknown: return "DataDirectoryStatusUnknown";
+    case DataDirStatus::DataDirStatusInvalidInMultiNode: return "DataDirStatusInvalidInMultiNode";
+    case DataDirStatus::RevisionConsistencyError: return "RevisionConsistencyError";
+    case DataDirStatus::FailToOpenBoltDBError: return "FailToOpenBoltDBError";
+  }
+  HASIM_ASSERT(false);
+}
+
+std::string_view name(InitAction action) {
+  switch (action) {
+    case InitAction::ScaleUpAddLearner: return "ScaleUpAddLearner";
+    case InitAction::MemberRepair: return "MemberRepair";
+    case InitAction::RestoreFromSnapshots: return "RestoreFromSnapshots";
+    case InitAction::FreshStart: return "FreshStart";
+    case InitAction::UseExistingData: return "UseExistingData";
+    case InitAction::Fatal: return "Fatal";
+  }
+  HASIM_ASSERT(false);
+}
+
+std::string_view name(FatalReason reason) {
+  switch (reason) {
+    case FatalReason::None: return "None";
+    case FatalReason::WrongVolumeMounted: return "WrongVolumeMounted";
+    case FatalReason::BoltDBFileLock: return "BoltDBFileLock";
+    case FatalReason::StatusUnknown: return "StatusUnknown";
+    case FatalReason::SnapstoreError: return "SnapstoreError";
+  }
+  HASIM_ASSERT(false);
+}
+
+// datavalidator.go Validate + checkStatus.
+DataDirStatus validate(const ValidationInput& in) {
+  HASIM_ASSERT(in.original_cluster_size >= 1);
+  // The sanity check itself never reports the statuses only checkStatus or the full-mode
+  // check produce.
+  HASIM_ASSERT(in.sanity != DataDirStatus::DataDirStatusInvalidInMultiNode);
+  if (in.sanity != DataDirStatus::DataDirectoryValid) {
+    if (in.sanity == DataDirStatus::WrongVolumeMounted ||
+        in.sanity == DataDirStatus::FailToOpenBoltDBError) {
+      return in.sanity;
+    }
+    // checkStatus keys on OriginalClusterSize, not IsMultiNode (both read initial-cluster).
+    if (in.original_cluster_size > 1 && !in.backup_bucket_empty) {
+      return DataDirStatus::DataDirStatusInvalidInMultiNode;
+    }
+    return in.sanity;
+  }
+  switch (in.full_mode) {
+    case CorruptionCheck::NotRun:
+    case CorruptionCheck::Clean: return DataDirStatus::DataDirectoryValid;
+    case CorruptionCheck::Corrupt: return DataDirStatus::DataDirectoryCorrupt;
+    case CorruptionCheck::BoltLockTimeout: return DataDirStatus::FailToOpenBoltDBError;
+  }
+  HASIM_ASSERT(false);
+}
+
+bool was_member_in_cluster(MemberListRead list, MemberLeaseRead lease) {
+  // member_control.go WasMemberInCluster: the etcd answer wins when there is one; only an
+  // error falls back to the member Lease, and only a nil holderIdentity means "never".
+  if (list != MemberListRead::Unreadable) return list == MemberListRead::Present;
+  return lease == MemberLeaseRead::HolderSet;
+}
+
+bool is_cluster_scaled_up(MemberListRead list) { return list == MemberListRead::Absent; }
+
+namespace {
+
+// restoreCorruptData / restoreWithEmptySnapstore: the snapstore is the source of truth, so an
+// empty (or unconfigured) one means the data dir is removed and etcd starts fresh.
+InitDecision restore_corrupt_data(const InitObservation& obs, InitDecision d) {
+  switch (obs.snapstore) {
+    case SnapstoreRead::NotConfigured:
+    case SnapstoreRead::Empty:
+      d.action = InitAction::FreshStart;
+      d.wipe_data_dir = obs.data_dir_exists;
+      return d;
+    case SnapstoreRead::HasSnapshots: d.action = InitAction::RestoreFromSnapshots; return d;
+    case SnapstoreRead::Unreadable:
+      d.action = InitAction::Fatal;
+      d.fatal = FatalReason::SnapstoreError;
+      return d;
+  }
+  HASIM_ASSERT(false);
+}
+
+InitDecision fatal(InitDecision d, FatalReason reason) {
+  d.action = InitAction::Fatal;
+  d.fatal = reason;
+  return d;
+}
+
+}  // namespace
+
+InitDecision decide_initialize(const InitObservation& obs) {
+  HASIM_ASSERT(obs.original_cluster_size >= 1);
+  InitDecision d;
+  const bool multi_node = obs.original_cluster_size > 1;  // miscellaneous.IsMultiNode
+  if (multi_node) {
+    d.member_heartbeat_present = was_member_in_cluster(obs.member_list, obs.member_lease);
+    // Only a member that was never in the cluster is checked for scale-up; a scale-up
+    // returns before validation: the learner syncs from the leader instead.
+    if (!d.member_heartbeat_present && is_cluster_scaled_up(obs.member_list_scale_up_check)) {
+      d.action = InitAction::ScaleUpAddLearner;
+      return d;
+    }
+  }
+  const DataDirStatus status = obs.data_dir_status;
+  // The three statuses Initialize refuses to act on, in upstream's order.
+  if (status == DataDirStatus::WrongVolumeMounted) return fatal(d, FatalReason::WrongVolumeMounted);
+  if (status == DataDirStatus::FailToOpenBoltDBError) return fatal(d, FatalReason::BoltDBFileLock);
+  if (status == DataDirStatus::DataDirectoryStatusUnknown) {
+    return fatal(d, FatalReason::StatusUnknown);
+  }
+  if (status == DataDirStatus::DataDirectoryValid) {
+    d.action = InitAction::UseExistingData;
+    return d;
+  }
+  const bool repair = status == DataDirStatus::DataDirStatusInvalidInMultiNode ||
+                      (multi_node && status == DataDirStatus::DataDirectoryCorrupt) ||
+                      (multi_node && d.member_heartbeat_present);
+  if (repair) {
+    d.action = InitAction::MemberRepair;
+    return d;
+  }
+  d = restore_corrupt_data(obs, d);
+  HASIM_ASSERT(d.action != InitAction::UseExistingData && d.action != InitAction::MemberRepair);
+  return d;
+}
+
+}  // namespace hasim::druid::sidecar

@@ -1,0 +1,590 @@
+// The pure decision units of the etcd-backup-restore sidecar (models/druid/sidecar_*.hpp):
+// Initialize's choice, the served initial-cluster(-state), the leading-sidecar poll, the
+// membership retry policies, defragmentation order and schedule, the member-Lease identity.
+#include <catch2/catch.hpp>
+#include <rapidcheck.h>
+#include <rapidcheck/catch.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "models/druid/sidecar_cluster_state.hpp"
+#include "models/druid/sidecar_cron.hpp"
+#include "models/druid/sidecar_defrag.hpp"
+#include "models/druid/sidecar_heartbeat.hpp"
+#include "models/druid/sidecar_initializer.hpp"
+#include "models/druid/sidecar_leading.hpp"
+#include "models/druid/sidecar_member_ops.hpp"
+
+using namespace hasim;
+using namespace hasim::druid::sidecar;
+
+namespace {
+
+// LocalTime of a UTC civil date and time (LocalTime counts from the Unix epoch here).
+LocalTime at(int y, unsigned mo, unsigned d, int hh = 0, int mm = 0, int ss = 0) {
+  using namespace std::chrono;
+  const sys_days day{year{y} / month{mo} / d};
+  const std::int64_t days_since = day.time_since_epoch().count();
+  return LocalTime{(days_since * 86400 + hh * 3600 + mm * 60 + ss) * 1'000'000'000LL};
+}
+
+InitObservation multi_node() {
+  InitObservation obs;
+  obs.original_cluster_size = 3;
+  return obs;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- validator (checkStatus)
+
+TEST_CASE("validate: an invalid dir in a multi-node cluster with backups is InvalidInMultiNode",
+          "[druid-sidecar]") {
+  ValidationInput in{DataDirStatus::DataDirectoryNotExist, CorruptionCheck::NotRun, 3, false};
+  CHECK(validate(in) == DataDirStatus::DataDirStatusInvalidInMultiNode);
+  in.sanity = DataDirStatus::DataDirectoryInvStruct;
+  CHECK(validate(in) == DataDirStatus::DataDirStatusInvalidInMultiNode);
+  // Even a status Initialize would otherwise refuse becomes repairable.
+  in.sanity = DataDirStatus::DataDirectoryStatusUnknown;
+  CHECK(validate(in) == DataDirStatus::DataDirStatusInvalidInMultiNode);
+}
+
+TEST_CASE("validate: no mapping with an empty bucket or a single member", "[druid-sidecar]") {
+  ValidationInput in{DataDirStatus::DataDirectoryNotExist, CorruptionCheck::NotRun, 3, true};
+  CHECK(validate(in) == DataDirStatus::DataDirectoryNotExist);
+  in.original_cluster_size = 1;
+  in.backup_bucket_empty = false;
+  CHECK(validate(in) == DataDirStatus::DataDirectoryNotExist);
+  in.sanity = DataDirStatus::RevisionConsistencyError;
+  CHECK(validate(in) == DataDirStatus::RevisionConsistencyError);
+}
+
+TEST_CASE("validate: wrong volume and bolt lock pass checkStatus unchanged", "[druid-sidecar]") {
+  ValidationInput in{DataDirStatus::WrongVolumeMounted, CorruptionCheck::NotRun, 3, false};
+  CHECK(validate(in) == DataDirStatus::WrongVolumeMounted);
+  in.sanity = DataDirStatus::FailToOpenBoltDBError;
+  CHECK(validate(in) == DataDirStatus::FailToOpenBoltDBError);
+}
+
+TEST_CASE("validate: the full-mode check bypasses checkStatus", "[druid-sidecar]") {
+  ValidationInput in{DataDirStatus::DataDirectoryValid, CorruptionCheck::Corrupt, 3, false};
+  CHECK(validate(in) == DataDirStatus::DataDirectoryCorrupt);
+  in.full_mode = CorruptionCheck::BoltLockTimeout;
+  CHECK(validate(in) == DataDirStatus::FailToOpenBoltDBError);
+  in.full_mode = CorruptionCheck::Clean;
+  CHECK(validate(in) == DataDirStatus::DataDirectoryValid);
+  in.full_mode = CorruptionCheck::NotRun;
+  CHECK(validate(in) == DataDirStatus::DataDirectoryValid);
+}
+
+// ---------------------------------------------------------------- membership reads
+
+TEST_CASE("WasMemberInCluster: etcd's answer wins, the lease only when etcd is unreadable",
+          "[druid-sidecar]") {
+  CHECK(was_member_in_cluster(MemberListRead::Present, MemberLeaseRead::HolderNil));
+  CHECK_FALSE(was_member_in_cluster(MemberListRead::Absent, MemberLeaseRead::HolderSet));
+  CHECK(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::HolderSet));
+  CHECK_FALSE(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::HolderNil));
+  CHECK_FALSE(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::Unreadable));
+}
+
+TEST_CASE("IsClusterScaledUp: only a readable list without this member", "[druid-sidecar]") {
+  CHECK(is_cluster_scaled_up(MemberListRead::Absent));
+  CHECK_FALSE(is_cluster_scaled_up(MemberListRead::Present));
+  CHECK_FALSE(is_cluster_scaled_up(MemberListRead::Unreadable));
+}
+
+// ---------------------------------------------------------------- Initialize
+
+TEST_CASE("Initialize: scale-up adds a learner without validating", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Absent;
+  obs.member_list_scale_up_check = MemberListRead::Absent;
+  obs.data_dir_status = DataDirStatus::WrongVolumeMounted;  // never looked at
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::ScaleUpAddLearner);
+  CHECK_FALSE(d.member_heartbeat_present);
+  CHECK(name(d.action) == "ScaleUpAddLearner");
+}
+
+TEST_CASE("Initialize: scale-up is decided by the second member-list read", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Unreadable;  // and the lease is nil: not in the cluster
+  obs.member_list_scale_up_check = MemberListRead::Absent;
+  CHECK(decide_initialize(obs).action == InitAction::ScaleUpAddLearner);
+  obs.member_list = MemberListRead::Absent;
+  obs.member_list_scale_up_check = MemberListRead::Unreadable;
+  CHECK(decide_initialize(obs).action == InitAction::UseExistingData);
+}
+
+TEST_CASE("Initialize: a member whose lease has a holder is not a scale-up", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Unreadable;
+  obs.member_list_scale_up_check = MemberListRead::Absent;
+  obs.member_lease = MemberLeaseRead::HolderSet;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::UseExistingData);
+  CHECK(d.member_heartbeat_present);
+}
+
+TEST_CASE("Initialize: a single node never checks membership", "[druid-sidecar]") {
+  InitObservation obs;
+  obs.member_list = MemberListRead::Absent;
+  obs.member_list_scale_up_check = MemberListRead::Absent;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::UseExistingData);
+  CHECK_FALSE(d.member_heartbeat_present);
+}
+
+TEST_CASE("Initialize: a fresh multi-node bootstrap starts fresh", "[druid-sidecar]") {
+  InitObservation obs = multi_node();  // etcd unreachable, lease never renewed
+  obs.data_dir_status = DataDirStatus::DataDirectoryNotExist;
+  obs.snapstore = SnapstoreRead::Empty;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::FreshStart);
+  CHECK_FALSE(d.wipe_data_dir);
+}
+
+TEST_CASE("Initialize: the three statuses it refuses, in order", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_lease = MemberLeaseRead::HolderSet;  // would otherwise repair
+  obs.data_dir_status = DataDirStatus::WrongVolumeMounted;
+  InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::Fatal);
+  CHECK(d.fatal == FatalReason::WrongVolumeMounted);
+  obs.data_dir_status = DataDirStatus::FailToOpenBoltDBError;
+  CHECK(decide_initialize(obs).fatal == FatalReason::BoltDBFileLock);
+  obs.data_dir_status = DataDirStatus::DataDirectoryStatusUnknown;
+  d = decide_initialize(obs);
+  CHECK(d.action == InitAction::Fatal);
+  CHECK(d.fatal == FatalReason::StatusUnknown);
+}
+
+TEST_CASE("Initialize: a valid dir is used as is, even for a known member", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Present;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::UseExistingData);
+  CHECK(d.member_heartbeat_present);
+  CHECK(d.fatal == FatalReason::None);
+}
+
+TEST_CASE("Initialize: member repair on InvalidInMultiNode", "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.data_dir_status = DataDirStatus::DataDirStatusInvalidInMultiNode;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::MemberRepair);
+  CHECK_FALSE(d.member_heartbeat_present);
+}
+
+TEST_CASE("Initialize: member repair on a corrupt dir in a multi-node cluster",
+          "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
+  obs.snapstore = SnapstoreRead::HasSnapshots;  // still no restore from backup
+  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
+}
+
+TEST_CASE("Initialize: member repair for a former member with an invalid dir",
+          "[druid-sidecar]") {
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Present;
+  obs.data_dir_status = DataDirStatus::DataDirectoryInvStruct;
+  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
+  // The same dir for a member that never was in the cluster: restoreCorruptData.
+  obs.member_list = MemberListRead::Unreadable;
+  obs.snapstore = SnapstoreRead::Empty;
+  obs.data_dir_exists = true;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::FreshStart);
+  CHECK(d.wipe_data_dir);
+}
+
+TEST_CASE("Initialize: a single node restores from snapshots", "[druid-sidecar]") {
+  InitObservation obs;
+  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
+  obs.snapstore = SnapstoreRead::HasSnapshots;
+  CHECK(decide_initialize(obs).action == InitAction::RestoreFromSnapshots);
+  obs.data_dir_status = DataDirStatus::RevisionConsistencyError;
+  CHECK(decide_initialize(obs).action == InitAction::RestoreFromSnapshots);
+}
+
+TEST_CASE("Initialize: a single node without backups starts fresh", "[druid-sidecar]") {
+  InitObservation obs;
+  obs.data_dir_status = DataDirStatus::DataDirectoryNotExist;
+  obs.snapstore = SnapstoreRead::NotConfigured;
+  InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::FreshStart);
+  CHECK_FALSE(d.wipe_data_dir);
+  obs.data_dir_status = DataDirStatus::BoltDBCorrupt;
+  obs.data_dir_exists = true;
+  d = decide_initialize(obs);
+  CHECK(d.action == InitAction::FreshStart);
+  CHECK(d.wipe_data_dir);
+}
+
+TEST_CASE("Initialize: an unreadable snapstore fails the restore", "[druid-sidecar]") {
+  InitObservation obs;
+  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
+  obs.snapstore = SnapstoreRead::Unreadable;
+  const InitDecision d = decide_initialize(obs);
+  CHECK(d.action == InitAction::Fatal);
+  CHECK(d.fatal == FatalReason::SnapstoreError);
+}
+
+// ---------------------------------------------------------------- served config
+
+TEST_CASE("getClusterState", "[druid-sidecar]") {
+  CHECK(get_cluster_state(1, LearnerRead::Present) == ClusterState::New);
+  CHECK(get_cluster_state(3, LearnerRead::Present) == ClusterState::Existing);
+  CHECK(get_cluster_state(3, LearnerRead::Absent) == ClusterState::New);
+  CHECK(get_cluster_state(3, LearnerRead::Unreadable) == ClusterState::New);
+  CHECK(get_cluster_state(2, LearnerRead::Present) == ClusterState::Existing);
+  CHECK(name(ClusterState::New) == "new");
+  CHECK(name(ClusterState::Existing) == "existing");
+}
+
+TEST_CASE("getInitialCluster keeps listed members and itself", "[druid-sidecar]") {
+  const std::vector<InitialClusterEntry> configured{
+      {"etcd-0", "https://etcd-0:2380"}, {"etcd-1", "https://etcd-1:2380"},
+      {"etcd-2", "https://etcd-2:2380"}};
+  // Unreadable, or at most one member listed: unchanged.
+  CHECK(tailor_initial_cluster(configured, std::nullopt, "etcd-2") == configured);
+  CHECK(tailor_initial_cluster(configured, std::vector<std::string>{"etcd-0"}, "etcd-2") ==
+        configured);
+  // Two members listed, etcd-2 joining: etcd-1 is dropped.
+  const std::vector<InitialClusterEntry> expected{configured[0], configured[2]};
+  CHECK(tailor_initial_cluster(configured, std::vector<std::string>{"etcd-0", ""}, "etcd-2") ==
+        expected);
+  CHECK(tailor_initial_cluster(configured, std::vector<std::string>{"etcd-0", "etcd-1", "etcd-2"},
+                               "etcd-2") == configured);
+}
+
+// ---------------------------------------------------------------- leading sidecar
+
+TEST_CASE("EtcdMemberStatus", "[druid-sidecar]") {
+  CHECK(etcd_member_status({false, 1, 1, false}).error);
+  const MemberStatus leader = etcd_member_status({true, 7, 7, false});
+  CHECK((leader.is_leader && !leader.error));
+  CHECK(etcd_member_status({true, 7, 0, false}).error);   // no leader
+  CHECK(etcd_member_status({true, 7, 0, true}).error);    // a learner without a leader too
+  const MemberStatus learner = etcd_member_status({true, 7, 3, true});
+  CHECK((learner.is_learner && !learner.is_leader && !learner.error));
+  const MemberStatus follower = etcd_member_status({true, 7, 3, false});
+  CHECK((!follower.is_learner && !follower.is_leader && !follower.error));
+}
+
+TEST_CASE("leading: a status error stops the lease once and leaves leading", "[druid-sidecar]") {
+  const MemberStatus error{true, false, false};
+  LeadingStep s = leading_transition(LeadingState::Follower, error, 3);
+  CHECK(s.next == LeadingState::Unknown);
+  CHECK(s.effects.stop_lease_renewal);
+  CHECK_FALSE(s.effects.stopped_leading);
+  s = leading_transition(LeadingState::Unknown, error, 3);
+  CHECK(s.next == LeadingState::Unknown);
+  CHECK_FALSE(s.effects.stop_lease_renewal);
+  s = leading_transition(LeadingState::Leader, error, 3);
+  CHECK(s.next == LeadingState::Unknown);
+  CHECK(s.effects.stop_lease_renewal);
+  CHECK(s.effects.stopped_leading);
+  CHECK(name(s.next) == "UnknownState");
+}
+
+TEST_CASE("leading: becoming leader", "[druid-sidecar]") {
+  const MemberStatus leader{false, true, false};
+  LeadingStep s = leading_transition(LeadingState::Follower, leader, 3);
+  CHECK(s.next == LeadingState::Leader);
+  CHECK(s.effects.started_leading);
+  CHECK_FALSE(s.effects.start_lease_renewal);  // it never stopped
+  s = leading_transition(LeadingState::Unknown, leader, 3);
+  CHECK(s.effects.started_leading);
+  CHECK(s.effects.start_lease_renewal);
+  s = leading_transition(LeadingState::Candidate, leader, 3);
+  CHECK(s.next == LeadingState::Leader);
+  CHECK(s.effects.started_leading);
+  s = leading_transition(LeadingState::Leader, leader, 3);  // no change, no effects
+  CHECK(s.next == LeadingState::Leader);
+  CHECK_FALSE((s.effects.started_leading || s.effects.stopped_leading ||
+               s.effects.start_lease_renewal || s.effects.stop_lease_renewal));
+}
+
+TEST_CASE("leading: losing leadership and leaving Unknown", "[druid-sidecar]") {
+  const MemberStatus follower{false, false, false};
+  LeadingStep s = leading_transition(LeadingState::Leader, follower, 3);
+  CHECK(s.next == LeadingState::Follower);
+  CHECK(s.effects.stopped_leading);
+  CHECK_FALSE(s.effects.start_lease_renewal);
+  // From Unknown a learner goes back to Follower first; promotion waits for the next poll.
+  const MemberStatus learner{false, false, true};
+  s = leading_transition(LeadingState::Unknown, learner, 3);
+  CHECK(s.next == LeadingState::Follower);
+  CHECK(s.effects.start_lease_renewal);
+  CHECK_FALSE(s.effects.promote);
+  s = leading_transition(LeadingState::Candidate, follower, 3);
+  CHECK(s.next == LeadingState::Candidate);
+}
+
+TEST_CASE("leading: a follower learner promotes, only in a multi-member cluster",
+          "[druid-sidecar]") {
+  const MemberStatus learner{false, false, true};
+  LeadingStep s = leading_transition(LeadingState::Follower, learner, 3);
+  CHECK(s.next == LeadingState::Follower);
+  CHECK(s.effects.promote);
+  CHECK_FALSE(leading_transition(LeadingState::Follower, learner, 1).effects.promote);
+  CHECK_FALSE(
+      leading_transition(LeadingState::Follower, MemberStatus{false, false, false}, 3).effects.promote);
+  CHECK(kDefaultReelectionPeriod == seconds(5));
+  CHECK(kDefaultEtcdStatusConnectTimeout == seconds(5));
+  CHECK(kInitialLeadingState == LeadingState::Follower);
+}
+
+// ---------------------------------------------------------------- retry policies
+
+TEST_CASE("AddLearnerWithRetry: 6 attempts, sleeps doubling from 2 s", "[druid-sidecar]") {
+  Backoff b = add_learner_backoff();
+  std::vector<Duration> waits;
+  AddLearnerStep step;
+  for (int attempt = 1; attempt <= 10; ++attempt) {
+    step = add_learner_step(b, AddLearnerOutcome::OtherError);
+    if (step.verdict != RetryVerdict::Retry) break;
+    waits.push_back(step.wait);
+    b = step.next;
+  }
+  CHECK(step.verdict == RetryVerdict::GiveUp);
+  CHECK(step.wait == Duration{});
+  CHECK(waits == std::vector<Duration>{seconds(2), seconds(4), seconds(8), seconds(16), seconds(32)});
+  CHECK(add_learner_backoff().jitter_percent == 10);
+}
+
+TEST_CASE("AddLearnerWithRetry: too many learners waits 5 s more", "[druid-sidecar]") {
+  const AddLearnerStep first = add_learner_step(add_learner_backoff(), AddLearnerOutcome::TooManyLearners);
+  CHECK(first.verdict == RetryVerdict::Retry);
+  CHECK(first.wait == seconds(7));
+  Backoff last = add_learner_backoff();
+  last.steps = 1;
+  const AddLearnerStep final_step = add_learner_step(last, AddLearnerOutcome::TooManyLearners);
+  CHECK(final_step.verdict == RetryVerdict::GiveUp);
+  CHECK(final_step.wait == seconds(5));
+}
+
+TEST_CASE("AddLearnerWithRetry: existing member or peer URL is success", "[druid-sidecar]") {
+  for (const auto outcome : {AddLearnerOutcome::Added, AddLearnerOutcome::MemberExists,
+                             AddLearnerOutcome::PeerURLExists}) {
+    const AddLearnerStep s = add_learner_step(add_learner_backoff(), outcome);
+    CHECK(s.verdict == RetryVerdict::Done);
+    CHECK(s.wait == Duration{});
+    CHECK(repair_add_learner_step(default_backoff(), outcome).verdict == RetryVerdict::Done);
+  }
+}
+
+TEST_CASE("restoreInMultiNode: DefaultBackoff 10, 50, 250 ms; too many learners no extra",
+          "[druid-sidecar]") {
+  Backoff b = default_backoff();
+  std::vector<Duration> waits;
+  AddLearnerStep step;
+  for (int attempt = 1; attempt <= 10; ++attempt) {
+    step = remove_member_step(b, RemoveOutcome::RemoveError);
+    if (step.verdict != RetryVerdict::Retry) break;
+    waits.push_back(step.wait);
+    b = step.next;
+  }
+  CHECK(step.verdict == RetryVerdict::GiveUp);
+  CHECK(waits == std::vector<Duration>{milliseconds(10), milliseconds(50), milliseconds(250)});
+  CHECK(remove_member_step(default_backoff(), RemoveOutcome::NotListed).verdict == RetryVerdict::Done);
+  CHECK(remove_member_step(default_backoff(), RemoveOutcome::ListError).verdict == RetryVerdict::Retry);
+  const AddLearnerStep add = repair_add_learner_step(default_backoff(), AddLearnerOutcome::TooManyLearners);
+  CHECK(add.verdict == RetryVerdict::Retry);
+  CHECK(add.wait == milliseconds(10));
+}
+
+TEST_CASE("Backoff: hitting the cap sleeps once more and gives up", "[druid-sidecar]") {
+  Backoff b = create_backoff(seconds(2), 10);
+  std::vector<Duration> sleeps;
+  BackoffStep step;
+  int attempts = 0;
+  for (; attempts < 20; ++attempts) {
+    step = after_failed_attempt(b);
+    sleeps.push_back(step.sleep);
+    if (!step.retry) break;
+    b = step.next;
+  }
+  CHECK(attempts + 1 == 6);  // 6 attempts although 10 steps were allowed
+  CHECK(sleeps == std::vector<Duration>{seconds(2), seconds(4), seconds(8), seconds(16),
+                                        seconds(32), seconds(64)});
+  CHECK(step.next.duration == seconds(120));
+  CHECK(step.next.steps == 0);
+}
+
+TEST_CASE("IsMemberInCluster probe: 4 attempts, 14 s of sleeps", "[druid-sidecar]") {
+  Backoff b = member_presence_backoff();
+  Duration total{};
+  int attempts = 1;
+  for (; attempts <= 10; ++attempts) {
+    const BackoffStep s = after_failed_attempt(b);
+    total += s.sleep;
+    if (!s.retry) break;
+    b = s.next;
+  }
+  CHECK(attempts == 4);
+  CHECK(total == seconds(14));
+}
+
+TEST_CASE("promote: success or not-a-learner is done, the rest retries next poll",
+          "[druid-sidecar]") {
+  CHECK(promote_verdict(PromoteOutcome::Promoted) == RetryVerdict::Done);
+  CHECK(promote_verdict(PromoteOutcome::MemberNotLearner) == RetryVerdict::Done);
+  CHECK(promote_verdict(PromoteOutcome::LearnerNotReady) == RetryVerdict::Retry);
+  CHECK(promote_verdict(PromoteOutcome::MissingMember) == RetryVerdict::Retry);
+  CHECK(promote_verdict(PromoteOutcome::OtherError) == RetryVerdict::Retry);
+}
+
+// ---------------------------------------------------------------- defragmentation
+
+TEST_CASE("defrag order: followers in list order, the leader last", "[druid-sidecar]") {
+  const std::vector<DefragMember> members{{0x10}, {0x20}, {0x30}};
+  CHECK(defrag_order(members, 0x20) == std::vector<std::uint64_t>{0x10, 0x30, 0x20});
+  CHECK(defrag_order(members, 0x10) == std::vector<std::uint64_t>{0x20, 0x30, 0x10});
+  CHECK(defrag_order(members, 0x30) == std::vector<std::uint64_t>{0x10, 0x20, 0x30});
+  // The first member saw no leader, or one that is not listed: all are "followers".
+  CHECK(defrag_order(members, 0) == std::vector<std::uint64_t>{0x10, 0x20, 0x30});
+  CHECK(defrag_order(members, 0x99) == std::vector<std::uint64_t>{0x10, 0x20, 0x30});
+  CHECK(defrag_order({{0x42}}, 0) == std::vector<std::uint64_t>{0x42});
+}
+
+TEST_CASE("defrag run: ticks, health gate, skip and finish", "[druid-sidecar]") {
+  CHECK(first_defrag_tick(at(2026, 11, 28)) == at(2026, 11, 28, 0, 1));
+  CHECK(on_cron_fire(true) == CronFire::Skip);
+  CHECK(on_cron_fire(false) == CronFire::StartRun);
+  CHECK(defrag_tick(true, true) == DefragTick::RunSequence);
+  CHECK(defrag_tick(true, false) == DefragTick::WaitNextTick);
+  CHECK(defrag_tick(false, true) == DefragTick::WaitNextTick);
+  CHECK(after_sequence(true) == DefragRunState::Finished);
+  CHECK(after_sequence(false) == DefragRunState::Running);
+  CHECK(kDruidDefragTimeout == minutes(15));
+  CHECK(kDefragRetryPeriod == minutes(1));
+}
+
+// ---------------------------------------------------------------- cron
+
+TEST_CASE("cron: the default schedule fires at midnight on days 1, 4, ..., 31",
+          "[druid-sidecar]") {
+  const auto s = parse_cron(kDefaultDefragmentationSchedule);
+  REQUIRE(s.has_value());
+  CHECK(cron_next(*s, at(2026, 11, 26, 22, 53)) == at(2026, 11, 28));
+  CHECK(cron_next(*s, at(2026, 11, 27, 23, 59, 59)) == at(2026, 11, 28));
+  // Exactly at an activation: the next one (November has no 31st).
+  CHECK(cron_next(*s, at(2026, 11, 28)) == at(2026, 12, 1));
+  CHECK(cron_next(*s, at(2026, 11, 28) + nanoseconds(1)) == at(2026, 12, 1));
+  CHECK(cron_next(*s, at(2026, 11, 28) - nanoseconds(1)) == at(2026, 11, 28));
+  // The 31st and the 1st are consecutive days.
+  CHECK(cron_next(*s, at(2026, 12, 31)) == at(2027, 1, 1));
+  CHECK(cron_next(*s, at(2027, 2, 28)) == at(2027, 3, 1));
+}
+
+TEST_CASE("cron: day-of-month and day-of-week combine by robfig's rule", "[druid-sidecar]") {
+  // Neither starred: either day matches (13 Nov 2026 is a Friday; 6 Nov is one too).
+  const auto either = parse_cron("30 6 13 * 5");
+  REQUIRE(either.has_value());
+  CHECK(cron_next(*either, at(2026, 11, 1)) == at(2026, 11, 6, 6, 30));
+  CHECK(cron_next(*either, at(2026, 11, 6, 6, 30)) == at(2026, 11, 13, 6, 30));
+  // A starred day-of-week: day-of-month alone decides.
+  const auto dom_only = parse_cron("0 12 13 * *");
+  REQUIRE(dom_only.has_value());
+  CHECK(cron_next(*dom_only, at(2026, 11, 1)) == at(2026, 11, 13, 12));
+  // Never: 30 February.
+  const auto never = parse_cron("0 0 30 2 *");
+  REQUIRE(never.has_value());
+  CHECK_FALSE(cron_next(*never, at(2026, 1, 1)).has_value());
+}
+
+TEST_CASE("cron: parse errors", "[druid-sidecar]") {
+  std::string error;
+  CHECK_FALSE(parse_cron("0 0 * *", &error).has_value());
+  CHECK_FALSE(error.empty());
+  CHECK_FALSE(parse_cron("0 0 * * * *").has_value());
+  CHECK_FALSE(parse_cron("60 0 * * *").has_value());
+  CHECK_FALSE(parse_cron("0 24 * * *").has_value());
+  CHECK_FALSE(parse_cron("0 0 0 * *").has_value());
+  CHECK_FALSE(parse_cron("0 0 * 13 *").has_value());
+  CHECK_FALSE(parse_cron("0 0 * * 7").has_value());
+  CHECK_FALSE(parse_cron("*/0 * * * *").has_value());
+  CHECK_FALSE(parse_cron("5-3 * * * *").has_value());
+  CHECK_FALSE(parse_cron("a * * * *").has_value());
+  CHECK_FALSE(parse_cron("1,,2 * * * *").has_value());
+  CHECK(parse_cron("0,30 */6 1-15/2 1-12 1-5").has_value());
+  CHECK(parse_cron("  0\t0 */3 * *  ").has_value());
+}
+
+TEST_CASE("cron: star bits follow robfig", "[druid-sidecar]") {
+  const auto s = parse_cron("0 0 */3 * ?");
+  REQUIRE(s.has_value());
+  CHECK_FALSE(s->dom_star);  // a step > 1 clears the star bit
+  CHECK(s->dow_star);
+  const auto t = parse_cron("0 0 */1 * 1");
+  REQUIRE(t.has_value());
+  CHECK(t->dom_star);
+  CHECK_FALSE(t->dow_star);
+}
+
+namespace {
+
+rc::Gen<std::string> gen_field(int min, int max) {
+  return rc::gen::oneOf(
+      rc::gen::just(std::string("*")),
+      rc::gen::map(rc::gen::inRange(min, max + 1), [](int v) { return std::to_string(v); }),
+      rc::gen::map(rc::gen::inRange(1, 8), [](int n) { return "*/" + std::to_string(n); }),
+      rc::gen::map(rc::gen::pair(rc::gen::inRange(min, max + 1), rc::gen::inRange(1, 4)),
+                   [max](std::pair<int, int> p) {
+                     return std::to_string(p.first) + "-" + std::to_string(max) + "/" +
+                            std::to_string(p.second);
+                   }));
+}
+
+}  // namespace
+
+TEST_CASE("cron_next equals a minute-by-minute scan", "[druid-sidecar]") {
+  rc::prop("cron_next is the first matching minute after t", [] {
+    const std::string spec = *gen_field(0, 59) + " " + *gen_field(0, 23) + " " +
+                             *gen_field(1, 31) + " " + *gen_field(1, 12) + " " + *gen_field(0, 6);
+    const auto s = parse_cron(spec);
+    RC_ASSERT(s.has_value());
+    // Any time from 2020 to 2035, to the nanosecond.
+    const std::int64_t lo = at(2020, 1, 1).ns;
+    const std::int64_t hi = at(2035, 1, 1).ns;
+    const LocalTime t{*rc::gen::inRange<std::int64_t>(lo, hi)};
+    const std::int64_t minute = 60'000'000'000LL;
+    const std::int64_t window = 100 * 24 * 60;  // 100 days of minutes
+    std::optional<LocalTime> naive;
+    for (std::int64_t k = t.ns / minute + 1, end = k + window; k < end; ++k) {
+      if (cron_matches(*s, LocalTime{k * minute})) {
+        naive = LocalTime{k * minute};
+        break;
+      }
+    }
+    const auto fast = cron_next(*s, t);
+    if (naive.has_value()) {
+      RC_ASSERT(fast == naive);
+    } else {
+      RC_ASSERT((!fast.has_value() || *fast > t + minutes(window)));
+    }
+  });
+}
+
+// ---------------------------------------------------------------- member-lease heartbeat
+
+TEST_CASE("member lease holderIdentity", "[druid-sidecar]") {
+  CHECK(member_lease_holder_identity(0x8e9e05c52164694dULL, 0xcdf818194e3a8c32ULL,
+                                     0x8e9e05c52164694dULL) ==
+        "8e9e05c52164694d:cdf818194e3a8c32:Leader");
+  CHECK(member_lease_holder_identity(0xa, 0, 0xb) == "a:0:Member");
+  CHECK(member_lease_holder_identity(0xa, 0xff, 0) == "a:ff:Member");
+  CHECK(member_lease_holder_identity(~std::uint64_t{0}, 1, 2) == "ffffffffffffffff:1:Member");
+}
+
+TEST_CASE("member lease renewal spacing", "[druid-sidecar]") {
+  CHECK(kDruidHeartbeatDuration == seconds(10));
+  CHECK(kDefaultHeartbeatDuration == seconds(30));
+  CHECK(next_lease_renewal(at(2026, 1, 1), kDruidHeartbeatDuration) == at(2026, 1, 1, 0, 0, 10));
+}
