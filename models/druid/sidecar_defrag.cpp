@@ -29,8 +29,10 @@ std::vector<std::uint64_t> defrag_order(const std::vector<DefragMember>& member_
     return order;
   }
   bool leader_listed = false;
-  for (const DefragMember& m : member_list) {  // followers, in list order
-    HASIM_ASSERT(m.id != 0);
+  for (std::size_t i = 0; i < member_list.size(); ++i) {  // followers, in list order
+    const DefragMember& m = member_list[i];
+    // etcd's RaftCluster.Members sorts by ID, so callers must pass the list that way.
+    HASIM_ASSERT(m.id != 0 && (i == 0 || member_list[i - 1].id < m.id));
     if (m.id == leader) {
       leader_listed = true;
     } else {

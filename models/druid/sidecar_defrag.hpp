@@ -38,7 +38,8 @@ DefragTick defrag_tick(bool member_list_ok, bool every_member_status_ok);
 enum class DefragRunState { Running, Finished };
 DefragRunState after_sequence(bool sequence_ok);
 
-// A member as MemberList returns it: etcd lists members ordered by ID.
+// A member as MemberList returns it: etcd lists members in ascending ID order
+// (membership.RaftCluster.Members sorts them), which defrag_order requires.
 struct DefragMember {
   std::uint64_t id = 0;
 };

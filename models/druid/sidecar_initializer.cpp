@@ -4,22 +4,6 @@
 
 namespace hasim::druid::sidecar {
 
-std::string_view name(DataDirStatus status) {
-  switch (status) {
-    case DataDirStatus::DataDirectoryValid: return "DataDirectoryValid";
-    case DataDirStatus::WrongVolumeMounted: return "WrongVolumeMounted";
-    case DataDirStatus::DataDirectoryNotExist: return "DataDirectoryNotExist";
-    case DataDirStatus::DataDirectoryInvStruct: return "DataDirectoryInvStruct";
-    case DataDirStatus::DataDirectoryCorrupt: return "DataDirectoryCorrupt";
-    case DataDirStatus::BoltDBCorrupt: return "BoltDBCorrupt";
-    case DataDirStatus::DataDirectoryStatusUnknown: return "DataDirectoryStatusUnknown";
-    case DataDirStatus::DataDirStatusInvalidInMultiNode: return "DataDirStatusInvalidInMultiNode";
-    case DataDirStatus::RevisionConsistencyError: return "RevisionConsistencyError";
-    case DataDirStatus::FailToOpenBoltDBError: return "FailToOpenBoltDBError";
-  }
-  HASIM_ASSERT(false);
-}
-
 std::string_view name(InitAction action) {
   switch (action) {
     case InitAction::ScaleUpAddLearner: return "ScaleUpAddLearner";
@@ -39,32 +23,6 @@ std::string_view name(FatalReason reason) {
     case FatalReason::BoltDBFileLock: return "BoltDBFileLock";
     case FatalReason::StatusUnknown: return "StatusUnknown";
     case FatalReason::SnapstoreError: return "SnapstoreError";
-  }
-  HASIM_ASSERT(false);
-}
-
-// datavalidator.go Validate + checkStatus.
-DataDirStatus validate(const ValidationInput& in) {
-  HASIM_ASSERT(in.original_cluster_size >= 1);
-  // The sanity check itself never reports the statuses only checkStatus or the full-mode
-  // check produce.
-  HASIM_ASSERT(in.sanity != DataDirStatus::DataDirStatusInvalidInMultiNode);
-  if (in.sanity != DataDirStatus::DataDirectoryValid) {
-    if (in.sanity == DataDirStatus::WrongVolumeMounted ||
-        in.sanity == DataDirStatus::FailToOpenBoltDBError) {
-      return in.sanity;
-    }
-    // checkStatus keys on OriginalClusterSize, not IsMultiNode (both read initial-cluster).
-    if (in.original_cluster_size > 1 && !in.backup_bucket_empty) {
-      return DataDirStatus::DataDirStatusInvalidInMultiNode;
-    }
-    return in.sanity;
-  }
-  switch (in.full_mode) {
-    case CorruptionCheck::NotRun:
-    case CorruptionCheck::Clean: return DataDirStatus::DataDirectoryValid;
-    case CorruptionCheck::Corrupt: return DataDirStatus::DataDirectoryCorrupt;
-    case CorruptionCheck::BoltLockTimeout: return DataDirStatus::FailToOpenBoltDBError;
   }
   HASIM_ASSERT(false);
 }

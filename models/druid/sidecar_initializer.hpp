@@ -8,40 +8,9 @@
 // policies of those calls are in sidecar_member_ops.hpp.
 #include <string_view>
 
+#include "models/druid/sidecar_validator.hpp"
+
 namespace hasim::druid::sidecar {
-
-// validator.DataDirStatus (pkg/initializer/validator/types.go), in upstream's order.
-enum class DataDirStatus {
-  DataDirectoryValid,
-  WrongVolumeMounted,
-  DataDirectoryNotExist,
-  DataDirectoryInvStruct,
-  DataDirectoryCorrupt,
-  BoltDBCorrupt,
-  DataDirectoryStatusUnknown,
-  DataDirStatusInvalidInMultiNode,
-  RevisionConsistencyError,
-  FailToOpenBoltDBError,
-};
-// The Go identifier (upstream's statuses are bare ints without a String method).
-std::string_view name(DataDirStatus status);
-
-// What the full-mode corruption check (checkForDataCorruption) found.
-enum class CorruptionCheck { NotRun, Clean, Corrupt, BoltLockTimeout };
-
-// Validate(mode): the sanity check's status, then (full mode only) the corruption check.
-// Only a non-valid sanity result goes through checkStatus, which in a cluster of more than
-// one member turns every status except WrongVolumeMounted and FailToOpenBoltDBError into
-// DataDirStatusInvalidInMultiNode when the backup bucket holds a backup. A corrupt result of
-// the full-mode check is returned as is (that is why Initialize tests Corrupt separately).
-// `backup_bucket_empty` is IsBackupBucketEmpty: true also when no provider is configured.
-struct ValidationInput {
-  DataDirStatus sanity = DataDirStatus::DataDirectoryValid;
-  CorruptionCheck full_mode = CorruptionCheck::NotRun;  // NotRun: sanity mode
-  int original_cluster_size = 1;
-  bool backup_bucket_empty = true;
-};
-DataDirStatus validate(const ValidationInput& in);
 
 // IsMemberInCluster: etcd probed (KV Get through the client service, so only via ready
 // members) and MemberList read, each with retries; then a search by member name. A learner
@@ -80,7 +49,7 @@ struct InitObservation {
   MemberListRead member_list = MemberListRead::Unreadable;
   MemberListRead member_list_scale_up_check = MemberListRead::Unreadable;
   MemberLeaseRead member_lease = MemberLeaseRead::HolderNil;
-  DataDirStatus data_dir_status = DataDirStatus::DataDirectoryValid;  // validate()'s result
+  DataDirStatus data_dir_status = DataDirStatus::DataDirectoryValid;  // sidecar_validator.hpp's validate()
   SnapstoreRead snapstore = SnapstoreRead::NotConfigured;
   bool data_dir_exists = false;  // restoreWithEmptySnapstore's os.Stat
 };

@@ -588,3 +588,86 @@ TEST_CASE("member lease renewal spacing", "[druid-sidecar]") {
   CHECK(kDefaultHeartbeatDuration == seconds(30));
   CHECK(next_lease_renewal(at(2026, 1, 1), kDruidHeartbeatDuration) == at(2026, 1, 1, 0, 0, 10));
 }
+
+// ---------------------------------------------------------------- sanity check
+
+TEST_CASE("sanityCheck: safe_guard first", "[druid-sidecar]") {
+  SanityObservation obs;
+  obs.safe_guard = SafeGuard::Mismatch;
+  obs.data_dir = PathStat::Missing;  // not looked at
+  CHECK(sanity_check(obs) == DataDirStatus::WrongVolumeMounted);
+  obs.safe_guard = SafeGuard::Unreadable;
+  CHECK(sanity_check(obs) == DataDirStatus::WrongVolumeMounted);
+  obs.safe_guard = SafeGuard::Created;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryNotExist);
+  obs.safe_guard = SafeGuard::NamespaceUnset;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryNotExist);
+}
+
+TEST_CASE("sanityCheck: directory and structure", "[druid-sidecar]") {
+  SanityObservation obs;
+  obs.data_dir = PathStat::StatError;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryStatusUnknown);
+  obs.data_dir = PathStat::Exists;
+  obs.structure = PathStat::Missing;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryInvStruct);
+  obs.structure = PathStat::StatError;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryStatusUnknown);
+  // No snapstore: valid without reading the db.
+  obs.structure = PathStat::Exists;
+  obs.snapstore_configured = false;
+  obs.db = DbRevisionRead::Error;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
+}
+
+TEST_CASE("sanityCheck: the db read", "[druid-sidecar]") {
+  SanityObservation obs;
+  obs.db = DbRevisionRead::LockTimeout;
+  CHECK(sanity_check(obs) == DataDirStatus::FailToOpenBoltDBError);
+  obs.db = DbRevisionRead::Error;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryCorrupt);
+  obs.db = DbRevisionRead::Ok;
+  obs.bolt_panic = true;
+  CHECK(sanity_check(obs) == DataDirStatus::BoltDBCorrupt);
+}
+
+TEST_CASE("sanityCheck: revision consistency is single-node only", "[druid-sidecar]") {
+  SanityObservation obs;
+  obs.snapstore = SnapstoreRevision::Found;
+  obs.db_revision = 99;
+  obs.latest_snapshot_revision = 100;
+  obs.embedded_synced_revision = 99;
+  CHECK(sanity_check(obs) == DataDirStatus::RevisionConsistencyError);
+  obs.original_cluster_size = 3;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
+  obs.original_cluster_size = 1;
+  obs.embedded_synced_revision = 100;  // the WAL replay caught up
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
+  obs.embedded_etcd_started = false;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryCorrupt);
+  obs.db_revision = 100;  // equal is consistent: no embedded etcd needed
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
+  obs.snapstore = SnapstoreRevision::Unreadable;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryStatusUnknown);
+  obs.snapstore = SnapstoreRevision::NoSnapshots;
+  obs.db_revision = 0;
+  CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
+}
+
+TEST_CASE("composition: a multi-node member that lost its volume rejoins as a learner",
+          "[druid-sidecar]") {
+  SanityObservation disk;
+  disk.original_cluster_size = 3;
+  disk.data_dir = PathStat::Missing;
+  ValidationInput v{sanity_check(disk), CorruptionCheck::NotRun, 3, false};
+  InitObservation obs = multi_node();
+  obs.member_list = MemberListRead::Present;  // etcd still lists it: not a scale-up
+  obs.data_dir_status = validate(v);
+  CHECK(obs.data_dir_status == DataDirStatus::DataDirStatusInvalidInMultiNode);
+  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
+  // Without any backup the status stays NotExist; the known member is still repaired.
+  v.backup_bucket_empty = true;
+  obs.data_dir_status = validate(v);
+  CHECK(obs.data_dir_status == DataDirStatus::DataDirectoryNotExist);
+  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
+}
