@@ -64,8 +64,9 @@ InitDecision fatal(InitDecision d, FatalReason reason) {
 
 }  // namespace
 
-InitDecision decide_initialize(const InitObservation& obs) {
-  HASIM_ASSERT(obs.original_cluster_size >= 1);
+namespace {
+
+InitDecision decide(const InitObservation& obs) {
   InitDecision d;
   const bool multi_node = obs.original_cluster_size > 1;  // miscellaneous.IsMultiNode
   if (multi_node) {
@@ -95,8 +96,20 @@ InitDecision decide_initialize(const InitObservation& obs) {
     d.action = InitAction::MemberRepair;
     return d;
   }
-  d = restore_corrupt_data(obs, d);
-  HASIM_ASSERT(d.action != InitAction::UseExistingData && d.action != InitAction::MemberRepair);
+  return restore_corrupt_data(obs, d);
+}
+
+}  // namespace
+
+InitDecision decide_initialize(const InitObservation& obs) {
+  HASIM_ASSERT(obs.original_cluster_size >= 1);
+  const InitDecision d = decide(obs);
+  HASIM_ASSERT((d.action == InitAction::Fatal) == (d.fatal != FatalReason::None));
+  HASIM_ASSERT(!d.wipe_data_dir || d.action == InitAction::FreshStart);
+  // Membership is only consulted in a multi-node cluster.
+  HASIM_ASSERT(obs.original_cluster_size > 1 ||
+               (!d.member_heartbeat_present && d.action != InitAction::ScaleUpAddLearner &&
+                d.action != InitAction::MemberRepair));
   return d;
 }
 

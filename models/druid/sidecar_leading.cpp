@@ -23,11 +23,10 @@ MemberStatus etcd_member_status(const StatusResponse& response) {
   return MemberStatus{false, false, response.is_learner};
 }
 
-LeadingStep leading_transition(LeadingState current, const MemberStatus& status,
-                               int original_cluster_size) {
-  HASIM_ASSERT(original_cluster_size >= 1);
-  HASIM_ASSERT(!(status.error && (status.is_leader || status.is_learner)));
-  HASIM_ASSERT(!(status.is_leader && status.is_learner));
+namespace {
+
+LeadingStep transition(LeadingState current, const MemberStatus& status,
+                       int original_cluster_size) {
   LeadingStep step{current, {}};
   if (status.error) {
     // Stop renewing the member Lease (once: not again while already Unknown), so druid sees
@@ -60,6 +59,24 @@ LeadingStep leading_transition(LeadingState current, const MemberStatus& status,
     case LeadingState::Candidate: return step;  // upstream has no branch for it
   }
   HASIM_ASSERT(false);
+}
+
+}  // namespace
+
+LeadingStep leading_transition(LeadingState current, const MemberStatus& status,
+                               int original_cluster_size) {
+  HASIM_ASSERT(original_cluster_size >= 1);
+  HASIM_ASSERT(!(status.error && (status.is_leader || status.is_learner)));
+  HASIM_ASSERT(!(status.is_leader && status.is_learner));
+  const LeadingStep step = transition(current, status, original_cluster_size);
+  const LeadingEffects& e = step.effects;
+  HASIM_ASSERT(!e.started_leading || (step.next == LeadingState::Leader && current != step.next));
+  HASIM_ASSERT(!e.stopped_leading || current == LeadingState::Leader);
+  HASIM_ASSERT(!(e.start_lease_renewal && e.stop_lease_renewal));
+  HASIM_ASSERT(!e.start_lease_renewal || current == LeadingState::Unknown);
+  HASIM_ASSERT(!e.promote || (current == LeadingState::Follower && step.next == current));
+  HASIM_ASSERT(step.next != LeadingState::Candidate || current == LeadingState::Candidate);
+  return step;
 }
 
 }  // namespace hasim::druid::sidecar

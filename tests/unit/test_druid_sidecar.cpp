@@ -5,6 +5,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -670,4 +671,50 @@ TEST_CASE("composition: a multi-node member that lost its volume rejoins as a le
   obs.data_dir_status = validate(v);
   CHECK(obs.data_dir_status == DataDirStatus::DataDirectoryNotExist);
   CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
+}
+
+TEST_CASE("leading: effects keep renewal and leading in step with the state", "[druid-sidecar]") {
+  rc::prop("renewal runs iff not Unknown; leading iff Leader", [] {
+    const auto polls = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 4));
+    const int size = *rc::gen::inRange(1, 6);
+    LeadingState state = kInitialLeadingState;
+    bool renewing = true;  // the server starts renewal before the elector's first poll
+    bool leading = false;
+    for (const int p : polls) {
+      const MemberStatus status{p == 0, p == 1, p == 3};
+      const LeadingStep step = leading_transition(state, status, size);
+      RC_ASSERT(!(step.effects.start_lease_renewal && renewing));
+      RC_ASSERT(!(step.effects.stop_lease_renewal && !renewing));
+      RC_ASSERT(!(step.effects.started_leading && leading));
+      RC_ASSERT(!(step.effects.stopped_leading && !leading));
+      renewing = (renewing || step.effects.start_lease_renewal) && !step.effects.stop_lease_renewal;
+      leading = (leading || step.effects.started_leading) && !step.effects.stopped_leading;
+      state = step.next;
+      RC_ASSERT(renewing == (state != LeadingState::Unknown));
+      RC_ASSERT(leading == (state == LeadingState::Leader));
+    }
+  });
+}
+
+TEST_CASE("backoff: sleeps never shrink, stay within the cap, attempts within steps",
+          "[druid-sidecar]") {
+  rc::prop("OnError's schedule", [] {
+    const int steps = *rc::gen::inRange(1, 12);
+    const std::int64_t factor = *rc::gen::inRange<std::int64_t>(1, 6);
+    const Duration start = milliseconds(*rc::gen::inRange<std::int64_t>(1, 5000));
+    const Duration cap = *rc::gen::element(Duration{}, seconds(30), seconds(120));
+    Backoff b{start, factor, 10, steps, cap};
+    Duration previous{};
+    int attempts = 1;
+    for (; attempts <= 20; ++attempts) {
+      const BackoffStep s = after_failed_attempt(b);
+      if (!s.retry && s.sleep == Duration{}) break;  // no sleep after the last attempt
+      RC_ASSERT(s.sleep >= previous);
+      RC_ASSERT((cap == Duration{} || s.sleep <= std::max(cap, start)));
+      previous = s.sleep;
+      if (!s.retry) break;
+      b = s.next;
+    }
+    RC_ASSERT(attempts <= steps);
+  });
 }
