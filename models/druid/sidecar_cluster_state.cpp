@@ -23,8 +23,8 @@ std::vector<InitialClusterEntry> tailor_initial_cluster(
   if (!listed_names.has_value() || listed_names->size() <= 1) return configured;
   std::vector<InitialClusterEntry> kept;
   for (const InitialClusterEntry& entry : configured) {  // bounded by the configured list
-    const bool listed = std::find(listed_names->begin(), listed_names->end(), entry.name) !=
-                        listed_names->end();
+    const bool listed =
+        std::find(listed_names->begin(), listed_names->end(), entry.name) != listed_names->end();
     if (listed || entry.name == self_name) kept.push_back(entry);
   }
   HASIM_ASSERT(!kept.empty() && kept.size() <= configured.size());

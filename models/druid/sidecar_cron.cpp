@@ -47,7 +47,8 @@ bool parse_item(std::string_view item, Bounds b, std::uint64_t& bits, bool& star
     const std::size_t dash = range.find('-');
     const auto low = parse_number(range.substr(0, dash));
     const auto high = dash == std::string_view::npos ? low : parse_number(range.substr(dash + 1));
-    if (!low || !high) return fail(error, "bad number in cron field item '" + std::string(item) + "'");
+    if (!low || !high)
+      return fail(error, "bad number in cron field item '" + std::string(item) + "'");
     start = *low;
     end = *high;
     // "N/step" means N through the maximum.
@@ -166,7 +167,8 @@ std::optional<LocalTime> cron_next(const CronSchedule& s, LocalTime t) {
     if (!day_matches(s, c)) continue;
     const std::int64_t from = day == first_day ? first_minute % kMinutesPerDay : 0;
     for (std::int64_t m = from; m < kMinutesPerDay; ++m) {
-      if (has(s.hour, static_cast<unsigned>(m / 60)) && has(s.minute, static_cast<unsigned>(m % 60))) {
+      if (has(s.hour, static_cast<unsigned>(m / 60)) &&
+          has(s.minute, static_cast<unsigned>(m % 60))) {
         const LocalTime next{(day * kMinutesPerDay + m) * kMinuteNs};
         HASIM_ASSERT(next > t && cron_matches(s, next));
         return next;

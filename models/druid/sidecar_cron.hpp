@@ -17,9 +17,9 @@ namespace hasim::druid::sidecar {
 struct CronSchedule {
   std::uint64_t minute = 0;  // bit i set: minute i matches
   std::uint64_t hour = 0;
-  std::uint64_t dom = 0;     // bits 1..31
-  std::uint64_t month = 0;   // bits 1..12
-  std::uint64_t dow = 0;     // bits 0..6, Sunday = 0
+  std::uint64_t dom = 0;    // bits 1..31
+  std::uint64_t month = 0;  // bits 1..12
+  std::uint64_t dow = 0;    // bits 0..6, Sunday = 0
   // robfig's star bit: the field was `*`/`?` with no step > 1. If either day field is
   // starred a day must match both; otherwise either (Vixie cron's rule).
   bool dom_star = false;

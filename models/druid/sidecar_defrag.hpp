@@ -13,11 +13,13 @@
 
 namespace hasim::druid::sidecar {
 
-inline constexpr std::string_view kDefaultDefragmentationSchedule = "0 0 */3 * *";  // server/types.go
-inline constexpr Duration kDefragRetryPeriod = minutes(1);           // types/etcdconnection.go
-inline constexpr Duration kDefaultDefragTimeout = minutes(8);        // br's own default
-inline constexpr Duration kDruidDefragTimeout = minutes(15);         // druid's --etcd-defrag-timeout
-inline constexpr Duration kDruidEtcdConnectionTimeout = minutes(5);  // druid's --etcd-connection-timeout
+inline constexpr std::string_view kDefaultDefragmentationSchedule =
+    "0 0 */3 * *";                                             // server/types.go
+inline constexpr Duration kDefragRetryPeriod = minutes(1);     // types/etcdconnection.go
+inline constexpr Duration kDefaultDefragTimeout = minutes(8);  // br's own default
+inline constexpr Duration kDruidDefragTimeout = minutes(15);   // druid's --etcd-defrag-timeout
+inline constexpr Duration kDruidEtcdConnectionTimeout =
+    minutes(5);  // druid's --etcd-connection-timeout
 
 // The first health check of a run is one retry period after the cron fired: the run starts
 // a time.Ticker and only acts on its ticks.

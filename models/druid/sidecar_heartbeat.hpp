@@ -11,7 +11,8 @@
 namespace hasim::druid::sidecar {
 
 inline constexpr Duration kDefaultHeartbeatDuration = seconds(30);  // br types/health.go
-inline constexpr Duration kDruidHeartbeatDuration = seconds(10);    // druid's --k8s-heartbeat-duration
+inline constexpr Duration kDruidHeartbeatDuration =
+    seconds(10);  // druid's --k8s-heartbeat-duration
 
 // `<memberID>:<clusterID>:<Leader|Member>`, IDs in lowercase hex without padding
 // (strconv.FormatUint(id, 16)); Leader when the member's ID equals the leader in the same

@@ -6,23 +6,34 @@ namespace hasim::druid::sidecar {
 
 std::string_view name(InitAction action) {
   switch (action) {
-    case InitAction::ScaleUpAddLearner: return "ScaleUpAddLearner";
-    case InitAction::MemberRepair: return "MemberRepair";
-    case InitAction::RestoreFromSnapshots: return "RestoreFromSnapshots";
-    case InitAction::FreshStart: return "FreshStart";
-    case InitAction::UseExistingData: return "UseExistingData";
-    case InitAction::Fatal: return "Fatal";
+    case InitAction::ScaleUpAddLearner:
+      return "ScaleUpAddLearner";
+    case InitAction::MemberRepair:
+      return "MemberRepair";
+    case InitAction::RestoreFromSnapshots:
+      return "RestoreFromSnapshots";
+    case InitAction::FreshStart:
+      return "FreshStart";
+    case InitAction::UseExistingData:
+      return "UseExistingData";
+    case InitAction::Fatal:
+      return "Fatal";
   }
   HASIM_ASSERT(false);
 }
 
 std::string_view name(FatalReason reason) {
   switch (reason) {
-    case FatalReason::None: return "None";
-    case FatalReason::WrongVolumeMounted: return "WrongVolumeMounted";
-    case FatalReason::BoltDBFileLock: return "BoltDBFileLock";
-    case FatalReason::StatusUnknown: return "StatusUnknown";
-    case FatalReason::SnapstoreError: return "SnapstoreError";
+    case FatalReason::None:
+      return "None";
+    case FatalReason::WrongVolumeMounted:
+      return "WrongVolumeMounted";
+    case FatalReason::BoltDBFileLock:
+      return "BoltDBFileLock";
+    case FatalReason::StatusUnknown:
+      return "StatusUnknown";
+    case FatalReason::SnapstoreError:
+      return "SnapstoreError";
   }
   HASIM_ASSERT(false);
 }
@@ -47,7 +58,9 @@ InitDecision restore_corrupt_data(const InitObservation& obs, InitDecision d) {
       d.action = InitAction::FreshStart;
       d.wipe_data_dir = obs.data_dir_exists;
       return d;
-    case SnapstoreRead::HasSnapshots: d.action = InitAction::RestoreFromSnapshots; return d;
+    case SnapstoreRead::HasSnapshots:
+      d.action = InitAction::RestoreFromSnapshots;
+      return d;
     case SnapstoreRead::Unreadable:
       d.action = InitAction::Fatal;
       d.fatal = FatalReason::SnapstoreError;

@@ -49,7 +49,8 @@ struct InitObservation {
   MemberListRead member_list = MemberListRead::Unreadable;
   MemberListRead member_list_scale_up_check = MemberListRead::Unreadable;
   MemberLeaseRead member_lease = MemberLeaseRead::HolderNil;
-  DataDirStatus data_dir_status = DataDirStatus::DataDirectoryValid;  // sidecar_validator.hpp's validate()
+  DataDirStatus data_dir_status =
+      DataDirStatus::DataDirectoryValid;  // sidecar_validator.hpp's validate()
   SnapstoreRead snapstore = SnapstoreRead::NotConfigured;
   bool data_dir_exists = false;  // restoreWithEmptySnapstore's os.Stat
 };

@@ -6,10 +6,14 @@ namespace hasim::druid::sidecar {
 
 std::string_view name(LeadingState state) {
   switch (state) {
-    case LeadingState::Follower: return "Follower";
-    case LeadingState::Candidate: return "Candidate";
-    case LeadingState::Leader: return "Leader";
-    case LeadingState::Unknown: return "UnknownState";
+    case LeadingState::Follower:
+      return "Follower";
+    case LeadingState::Candidate:
+      return "Candidate";
+    case LeadingState::Leader:
+      return "Leader";
+    case LeadingState::Unknown:
+      return "UnknownState";
   }
   HASIM_ASSERT(false);
 }
@@ -56,7 +60,8 @@ LeadingStep transition(LeadingState current, const MemberStatus& status,
     case LeadingState::Follower:
       step.effects.promote = status.is_learner && original_cluster_size > 1;
       return step;
-    case LeadingState::Candidate: return step;  // upstream has no branch for it
+    case LeadingState::Candidate:
+      return step;  // upstream has no branch for it
   }
   HASIM_ASSERT(false);
 }

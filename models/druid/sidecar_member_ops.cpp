@@ -37,20 +37,28 @@ BackoffStep after_failed_attempt(const Backoff& backoff) {
 
 std::string_view name(AddLearnerOutcome outcome) {
   switch (outcome) {
-    case AddLearnerOutcome::Added: return "Added";
-    case AddLearnerOutcome::MemberExists: return "ErrMemberExist";
-    case AddLearnerOutcome::PeerURLExists: return "ErrPeerURLExist";
-    case AddLearnerOutcome::TooManyLearners: return "ErrTooManyLearners";
-    case AddLearnerOutcome::OtherError: return "OtherError";
+    case AddLearnerOutcome::Added:
+      return "Added";
+    case AddLearnerOutcome::MemberExists:
+      return "ErrMemberExist";
+    case AddLearnerOutcome::PeerURLExists:
+      return "ErrPeerURLExist";
+    case AddLearnerOutcome::TooManyLearners:
+      return "ErrTooManyLearners";
+    case AddLearnerOutcome::OtherError:
+      return "OtherError";
   }
   HASIM_ASSERT(false);
 }
 
 std::string_view name(RetryVerdict verdict) {
   switch (verdict) {
-    case RetryVerdict::Done: return "Done";
-    case RetryVerdict::Retry: return "Retry";
-    case RetryVerdict::GiveUp: return "GiveUp";
+    case RetryVerdict::Done:
+      return "Done";
+    case RetryVerdict::Retry:
+      return "Retry";
+    case RetryVerdict::GiveUp:
+      return "GiveUp";
   }
   HASIM_ASSERT(false);
 }
@@ -65,8 +73,8 @@ bool add_succeeded(AddLearnerOutcome outcome) {
 
 AddLearnerStep from_backoff(const Backoff& backoff, Duration extra_wait) {
   const BackoffStep b = after_failed_attempt(backoff);
-  return AddLearnerStep{b.retry ? RetryVerdict::Retry : RetryVerdict::GiveUp,
-                        extra_wait + b.sleep, b.next};
+  return AddLearnerStep{b.retry ? RetryVerdict::Retry : RetryVerdict::GiveUp, extra_wait + b.sleep,
+                        b.next};
 }
 
 }  // namespace

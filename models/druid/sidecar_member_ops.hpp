@@ -81,7 +81,13 @@ AddLearnerStep remove_member_step(const Backoff& backoff, RemoveOutcome outcome)
 // PromoteMember / DoPromoteMember. Success and ErrMemberNotLearner are done; anything else
 // (ErrLearnerNotReady, ErrMissingMember when its name is not listed yet, list errors) is
 // logged, and the next leading poll promotes again while the member is still a learner.
-enum class PromoteOutcome { Promoted, MemberNotLearner, LearnerNotReady, MissingMember, OtherError };
+enum class PromoteOutcome {
+  Promoted,
+  MemberNotLearner,
+  LearnerNotReady,
+  MissingMember,
+  OtherError
+};
 RetryVerdict promote_verdict(PromoteOutcome outcome);
 
 }  // namespace hasim::druid::sidecar

@@ -6,16 +6,26 @@ namespace hasim::druid::sidecar {
 
 std::string_view name(DataDirStatus status) {
   switch (status) {
-    case DataDirStatus::DataDirectoryValid: return "DataDirectoryValid";
-    case DataDirStatus::WrongVolumeMounted: return "WrongVolumeMounted";
-    case DataDirStatus::DataDirectoryNotExist: return "DataDirectoryNotExist";
-    case DataDirStatus::DataDirectoryInvStruct: return "DataDirectoryInvStruct";
-    case DataDirStatus::DataDirectoryCorrupt: return "DataDirectoryCorrupt";
-    case DataDirStatus::BoltDBCorrupt: return "BoltDBCorrupt";
-    case DataDirStatus::DataDirectoryStatusUnknown: return "DataDirectoryStatusUnknown";
-    case DataDirStatus::DataDirStatusInvalidInMultiNode: return "DataDirStatusInvalidInMultiNode";
-    case DataDirStatus::RevisionConsistencyError: return "RevisionConsistencyError";
-    case DataDirStatus::FailToOpenBoltDBError: return "FailToOpenBoltDBError";
+    case DataDirStatus::DataDirectoryValid:
+      return "DataDirectoryValid";
+    case DataDirStatus::WrongVolumeMounted:
+      return "WrongVolumeMounted";
+    case DataDirStatus::DataDirectoryNotExist:
+      return "DataDirectoryNotExist";
+    case DataDirStatus::DataDirectoryInvStruct:
+      return "DataDirectoryInvStruct";
+    case DataDirStatus::DataDirectoryCorrupt:
+      return "DataDirectoryCorrupt";
+    case DataDirStatus::BoltDBCorrupt:
+      return "BoltDBCorrupt";
+    case DataDirStatus::DataDirectoryStatusUnknown:
+      return "DataDirectoryStatusUnknown";
+    case DataDirStatus::DataDirStatusInvalidInMultiNode:
+      return "DataDirStatusInvalidInMultiNode";
+    case DataDirStatus::RevisionConsistencyError:
+      return "RevisionConsistencyError";
+    case DataDirStatus::FailToOpenBoltDBError:
+      return "FailToOpenBoltDBError";
   }
   HASIM_ASSERT(false);
 }
@@ -39,9 +49,12 @@ DataDirStatus validate(const ValidationInput& in) {
   }
   switch (in.full_mode) {
     case CorruptionCheck::NotRun:
-    case CorruptionCheck::Clean: return DataDirStatus::DataDirectoryValid;
-    case CorruptionCheck::Corrupt: return DataDirStatus::DataDirectoryCorrupt;
-    case CorruptionCheck::BoltLockTimeout: return DataDirStatus::FailToOpenBoltDBError;
+    case CorruptionCheck::Clean:
+      return DataDirStatus::DataDirectoryValid;
+    case CorruptionCheck::Corrupt:
+      return DataDirStatus::DataDirectoryCorrupt;
+    case CorruptionCheck::BoltLockTimeout:
+      return DataDirStatus::FailToOpenBoltDBError;
   }
   HASIM_ASSERT(false);
 }
@@ -51,9 +64,12 @@ namespace {
 // checkEtcdDataRevisionConsistency, then (when behind) checkFullRevisionConsistency.
 DataDirStatus revision_consistency(const SanityObservation& obs) {
   switch (obs.snapstore) {
-    case SnapstoreRevision::Unreadable: return DataDirStatus::DataDirectoryStatusUnknown;
-    case SnapstoreRevision::NoSnapshots: return DataDirStatus::DataDirectoryValid;
-    case SnapstoreRevision::Found: break;
+    case SnapstoreRevision::Unreadable:
+      return DataDirStatus::DataDirectoryStatusUnknown;
+    case SnapstoreRevision::NoSnapshots:
+      return DataDirStatus::DataDirectoryValid;
+    case SnapstoreRevision::Found:
+      break;
   }
   if (obs.db_revision >= obs.latest_snapshot_revision) return DataDirStatus::DataDirectoryValid;
   // The db may lag only because committed WAL entries were not yet applied: replay them in

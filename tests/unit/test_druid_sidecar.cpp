@@ -31,15 +31,21 @@ LocalTime at(int y, unsigned mo, unsigned d, int hh = 0, int mm = 0, int ss = 0)
   return LocalTime{(days_since * 86400 + hh * 3600 + mm * 60 + ss) * 1'000'000'000LL};
 }
 
-InitObservation multi_node() {
-  InitObservation obs;
-  obs.original_cluster_size = 3;
-  return obs;
+// The waits of a call that keeps failing with `outcome`, until its policy stops retrying.
+template <typename Outcome, typename StepFn>
+std::vector<Duration> waits_until_stop(Backoff b, Outcome outcome, StepFn step_fn,
+                                       AddLearnerStep* last) {
+  std::vector<Duration> waits;
+  for (int attempt = 1; attempt <= 20; ++attempt) {
+    *last = step_fn(b, outcome);
+    if (last->verdict != RetryVerdict::Retry) break;
+    waits.push_back(last->wait);
+    b = last->next;
+  }
+  return waits;
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------- validator (checkStatus)
 
 TEST_CASE("validate: an invalid dir in a multi-node cluster with backups is InvalidInMultiNode",
           "[druid-sidecar]") {
@@ -50,20 +56,16 @@ TEST_CASE("validate: an invalid dir in a multi-node cluster with backups is Inva
   // Even a status Initialize would otherwise refuse becomes repairable.
   in.sanity = DataDirStatus::DataDirectoryStatusUnknown;
   CHECK(validate(in) == DataDirStatus::DataDirStatusInvalidInMultiNode);
-}
-
-TEST_CASE("validate: no mapping with an empty bucket or a single member", "[druid-sidecar]") {
-  ValidationInput in{DataDirStatus::DataDirectoryNotExist, CorruptionCheck::NotRun, 3, true};
+  // No mapping with an empty bucket or a single member.
+  in = ValidationInput{DataDirStatus::DataDirectoryNotExist, CorruptionCheck::NotRun, 3, true};
   CHECK(validate(in) == DataDirStatus::DataDirectoryNotExist);
   in.original_cluster_size = 1;
   in.backup_bucket_empty = false;
   CHECK(validate(in) == DataDirStatus::DataDirectoryNotExist);
   in.sanity = DataDirStatus::RevisionConsistencyError;
   CHECK(validate(in) == DataDirStatus::RevisionConsistencyError);
-}
-
-TEST_CASE("validate: wrong volume and bolt lock pass checkStatus unchanged", "[druid-sidecar]") {
-  ValidationInput in{DataDirStatus::WrongVolumeMounted, CorruptionCheck::NotRun, 3, false};
+  // Wrong volume and bolt lock pass checkStatus unchanged.
+  in = ValidationInput{DataDirStatus::WrongVolumeMounted, CorruptionCheck::NotRun, 3, false};
   CHECK(validate(in) == DataDirStatus::WrongVolumeMounted);
   in.sanity = DataDirStatus::FailToOpenBoltDBError;
   CHECK(validate(in) == DataDirStatus::FailToOpenBoltDBError);
@@ -80,8 +82,6 @@ TEST_CASE("validate: the full-mode check bypasses checkStatus", "[druid-sidecar]
   CHECK(validate(in) == DataDirStatus::DataDirectoryValid);
 }
 
-// ---------------------------------------------------------------- membership reads
-
 TEST_CASE("WasMemberInCluster: etcd's answer wins, the lease only when etcd is unreadable",
           "[druid-sidecar]") {
   CHECK(was_member_in_cluster(MemberListRead::Present, MemberLeaseRead::HolderNil));
@@ -89,153 +89,84 @@ TEST_CASE("WasMemberInCluster: etcd's answer wins, the lease only when etcd is u
   CHECK(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::HolderSet));
   CHECK_FALSE(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::HolderNil));
   CHECK_FALSE(was_member_in_cluster(MemberListRead::Unreadable, MemberLeaseRead::Unreadable));
-}
-
-TEST_CASE("IsClusterScaledUp: only a readable list without this member", "[druid-sidecar]") {
+  // IsClusterScaledUp: only a readable list without this member.
   CHECK(is_cluster_scaled_up(MemberListRead::Absent));
   CHECK_FALSE(is_cluster_scaled_up(MemberListRead::Present));
   CHECK_FALSE(is_cluster_scaled_up(MemberListRead::Unreadable));
 }
 
-// ---------------------------------------------------------------- Initialize
+namespace {
 
-TEST_CASE("Initialize: scale-up adds a learner without validating", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_list = MemberListRead::Absent;
-  obs.member_list_scale_up_check = MemberListRead::Absent;
-  obs.data_dir_status = DataDirStatus::WrongVolumeMounted;  // never looked at
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::ScaleUpAddLearner);
-  CHECK_FALSE(d.member_heartbeat_present);
-  CHECK(name(d.action) == "ScaleUpAddLearner");
+using L = MemberListRead;
+using H = MemberLeaseRead;
+using S = DataDirStatus;
+using St = SnapstoreRead;
+using A = InitAction;
+using F = FatalReason;
+
+struct InitCase {
+  const char* branch;
+  InitObservation obs;  // size, list, list at the scale-up check, lease, status, store, dir
+  A action;
+  F fatal = F::None;
+  bool heartbeat = false;
+  bool wipe = false;
+};
+
+// One row per branch of Initialize, in upstream's order of checks.
+// clang-format off
+const InitCase kInitCases[] = {
+  {"scale-up: a learner, status never looked at", {3, L::Absent, L::Absent, H::HolderNil,
+   S::WrongVolumeMounted}, A::ScaleUpAddLearner},
+  {"scale-up decided by the second read", {3, L::Unreadable, L::Absent}, A::ScaleUpAddLearner},
+  {"no scale-up when the second read fails", {3, L::Absent, L::Unreadable}, A::UseExistingData},
+  {"a lease holder is a former member, not a scale-up",
+   {3, L::Unreadable, L::Absent, H::HolderSet}, A::UseExistingData, F::None, true},
+  {"a single node never checks membership", {1, L::Absent, L::Absent}, A::UseExistingData},
+  {"fatal: wrong volume, even for a former member", {3, L::Present, L::Present, H::HolderNil,
+   S::WrongVolumeMounted}, A::Fatal, F::WrongVolumeMounted, true},
+  {"fatal: bolt file lock", {3, L::Present, L::Present, H::HolderNil,
+   S::FailToOpenBoltDBError}, A::Fatal, F::BoltDBFileLock, true},
+  {"fatal: status unknown", {1, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirectoryStatusUnknown}, A::Fatal, F::StatusUnknown},
+  {"valid dir used by a known member", {3, L::Present, L::Present}, A::UseExistingData, F::None,
+   true},
+  {"repair: InvalidInMultiNode", {3, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirStatusInvalidInMultiNode}, A::MemberRepair},
+  {"repair: corrupt in multi-node, backups or not", {3, L::Unreadable, L::Unreadable,
+   H::HolderNil, S::DataDirectoryCorrupt, St::HasSnapshots}, A::MemberRepair},
+  {"repair: a former member with an invalid dir", {3, L::Present, L::Present, H::HolderNil,
+   S::DataDirectoryInvStruct}, A::MemberRepair, F::None, true},
+  {"fresh multi-node bootstrap: nothing to wipe", {3, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirectoryNotExist, St::Empty, false}, A::FreshStart},
+  {"never a member, invalid dir, no backups: wiped", {3, L::Unreadable, L::Unreadable,
+   H::HolderNil, S::DataDirectoryInvStruct, St::Empty, true}, A::FreshStart, F::None, false, true},
+  {"single node restores a corrupt dir", {1, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirectoryCorrupt, St::HasSnapshots, true}, A::RestoreFromSnapshots},
+  {"single node restores a dir behind the backup", {1, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::RevisionConsistencyError, St::HasSnapshots, true}, A::RestoreFromSnapshots},
+  {"single node, no snapstore, no dir: bootstrap", {1, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirectoryNotExist, St::NotConfigured, false}, A::FreshStart},
+  {"single node, no snapstore, bolt corrupt: wiped", {1, L::Unreadable, L::Unreadable,
+   H::HolderNil, S::BoltDBCorrupt, St::NotConfigured, true}, A::FreshStart, F::None, false, true},
+  {"an unreadable snapstore fails the restore", {1, L::Unreadable, L::Unreadable, H::HolderNil,
+   S::DataDirectoryCorrupt, St::Unreadable}, A::Fatal, F::SnapstoreError},
+};
+// clang-format on
+
+}  // namespace
+
+TEST_CASE("Initialize: each branch", "[druid-sidecar]") {
+  for (const InitCase& c : kInitCases) {
+    DYNAMIC_SECTION(c.branch) {
+      const InitDecision d = decide_initialize(c.obs);
+      CHECK(name(d.action) == name(c.action));
+      CHECK(name(d.fatal) == name(c.fatal));
+      CHECK(d.member_heartbeat_present == c.heartbeat);
+      CHECK(d.wipe_data_dir == c.wipe);
+    }
+  }
 }
-
-TEST_CASE("Initialize: scale-up is decided by the second member-list read", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_list = MemberListRead::Unreadable;  // and the lease is nil: not in the cluster
-  obs.member_list_scale_up_check = MemberListRead::Absent;
-  CHECK(decide_initialize(obs).action == InitAction::ScaleUpAddLearner);
-  obs.member_list = MemberListRead::Absent;
-  obs.member_list_scale_up_check = MemberListRead::Unreadable;
-  CHECK(decide_initialize(obs).action == InitAction::UseExistingData);
-}
-
-TEST_CASE("Initialize: a member whose lease has a holder is not a scale-up", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_list = MemberListRead::Unreadable;
-  obs.member_list_scale_up_check = MemberListRead::Absent;
-  obs.member_lease = MemberLeaseRead::HolderSet;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::UseExistingData);
-  CHECK(d.member_heartbeat_present);
-}
-
-TEST_CASE("Initialize: a single node never checks membership", "[druid-sidecar]") {
-  InitObservation obs;
-  obs.member_list = MemberListRead::Absent;
-  obs.member_list_scale_up_check = MemberListRead::Absent;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::UseExistingData);
-  CHECK_FALSE(d.member_heartbeat_present);
-}
-
-TEST_CASE("Initialize: a fresh multi-node bootstrap starts fresh", "[druid-sidecar]") {
-  InitObservation obs = multi_node();  // etcd unreachable, lease never renewed
-  obs.data_dir_status = DataDirStatus::DataDirectoryNotExist;
-  obs.snapstore = SnapstoreRead::Empty;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::FreshStart);
-  CHECK_FALSE(d.wipe_data_dir);
-}
-
-TEST_CASE("Initialize: the three statuses it refuses, in order", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_lease = MemberLeaseRead::HolderSet;  // would otherwise repair
-  obs.data_dir_status = DataDirStatus::WrongVolumeMounted;
-  InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::Fatal);
-  CHECK(d.fatal == FatalReason::WrongVolumeMounted);
-  obs.data_dir_status = DataDirStatus::FailToOpenBoltDBError;
-  CHECK(decide_initialize(obs).fatal == FatalReason::BoltDBFileLock);
-  obs.data_dir_status = DataDirStatus::DataDirectoryStatusUnknown;
-  d = decide_initialize(obs);
-  CHECK(d.action == InitAction::Fatal);
-  CHECK(d.fatal == FatalReason::StatusUnknown);
-}
-
-TEST_CASE("Initialize: a valid dir is used as is, even for a known member", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_list = MemberListRead::Present;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::UseExistingData);
-  CHECK(d.member_heartbeat_present);
-  CHECK(d.fatal == FatalReason::None);
-}
-
-TEST_CASE("Initialize: member repair on InvalidInMultiNode", "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.data_dir_status = DataDirStatus::DataDirStatusInvalidInMultiNode;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::MemberRepair);
-  CHECK_FALSE(d.member_heartbeat_present);
-}
-
-TEST_CASE("Initialize: member repair on a corrupt dir in a multi-node cluster",
-          "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
-  obs.snapstore = SnapstoreRead::HasSnapshots;  // still no restore from backup
-  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
-}
-
-TEST_CASE("Initialize: member repair for a former member with an invalid dir",
-          "[druid-sidecar]") {
-  InitObservation obs = multi_node();
-  obs.member_list = MemberListRead::Present;
-  obs.data_dir_status = DataDirStatus::DataDirectoryInvStruct;
-  CHECK(decide_initialize(obs).action == InitAction::MemberRepair);
-  // The same dir for a member that never was in the cluster: restoreCorruptData.
-  obs.member_list = MemberListRead::Unreadable;
-  obs.snapstore = SnapstoreRead::Empty;
-  obs.data_dir_exists = true;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::FreshStart);
-  CHECK(d.wipe_data_dir);
-}
-
-TEST_CASE("Initialize: a single node restores from snapshots", "[druid-sidecar]") {
-  InitObservation obs;
-  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
-  obs.snapstore = SnapstoreRead::HasSnapshots;
-  CHECK(decide_initialize(obs).action == InitAction::RestoreFromSnapshots);
-  obs.data_dir_status = DataDirStatus::RevisionConsistencyError;
-  CHECK(decide_initialize(obs).action == InitAction::RestoreFromSnapshots);
-}
-
-TEST_CASE("Initialize: a single node without backups starts fresh", "[druid-sidecar]") {
-  InitObservation obs;
-  obs.data_dir_status = DataDirStatus::DataDirectoryNotExist;
-  obs.snapstore = SnapstoreRead::NotConfigured;
-  InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::FreshStart);
-  CHECK_FALSE(d.wipe_data_dir);
-  obs.data_dir_status = DataDirStatus::BoltDBCorrupt;
-  obs.data_dir_exists = true;
-  d = decide_initialize(obs);
-  CHECK(d.action == InitAction::FreshStart);
-  CHECK(d.wipe_data_dir);
-}
-
-TEST_CASE("Initialize: an unreadable snapstore fails the restore", "[druid-sidecar]") {
-  InitObservation obs;
-  obs.data_dir_status = DataDirStatus::DataDirectoryCorrupt;
-  obs.snapstore = SnapstoreRead::Unreadable;
-  const InitDecision d = decide_initialize(obs);
-  CHECK(d.action == InitAction::Fatal);
-  CHECK(d.fatal == FatalReason::SnapstoreError);
-}
-
-// ---------------------------------------------------------------- served config
 
 TEST_CASE("getClusterState", "[druid-sidecar]") {
   CHECK(get_cluster_state(1, LearnerRead::Present) == ClusterState::New);
@@ -245,12 +176,10 @@ TEST_CASE("getClusterState", "[druid-sidecar]") {
   CHECK(get_cluster_state(2, LearnerRead::Present) == ClusterState::Existing);
   CHECK(name(ClusterState::New) == "new");
   CHECK(name(ClusterState::Existing) == "existing");
-}
-
-TEST_CASE("getInitialCluster keeps listed members and itself", "[druid-sidecar]") {
-  const std::vector<InitialClusterEntry> configured{
-      {"etcd-0", "https://etcd-0:2380"}, {"etcd-1", "https://etcd-1:2380"},
-      {"etcd-2", "https://etcd-2:2380"}};
+  // getInitialCluster keeps listed members and itself.
+  const std::vector<InitialClusterEntry> configured{{"etcd-0", "https://etcd-0:2380"},
+                                                    {"etcd-1", "https://etcd-1:2380"},
+                                                    {"etcd-2", "https://etcd-2:2380"}};
   // Unreadable, or at most one member listed: unchanged.
   CHECK(tailor_initial_cluster(configured, std::nullopt, "etcd-2") == configured);
   CHECK(tailor_initial_cluster(configured, std::vector<std::string>{"etcd-0"}, "etcd-2") ==
@@ -263,104 +192,90 @@ TEST_CASE("getInitialCluster keeps listed members and itself", "[druid-sidecar]"
                                "etcd-2") == configured);
 }
 
-// ---------------------------------------------------------------- leading sidecar
-
 TEST_CASE("EtcdMemberStatus", "[druid-sidecar]") {
   CHECK(etcd_member_status({false, 1, 1, false}).error);
   const MemberStatus leader = etcd_member_status({true, 7, 7, false});
   CHECK((leader.is_leader && !leader.error));
-  CHECK(etcd_member_status({true, 7, 0, false}).error);   // no leader
-  CHECK(etcd_member_status({true, 7, 0, true}).error);    // a learner without a leader too
+  CHECK(etcd_member_status({true, 7, 0, false}).error);  // no leader
+  CHECK(etcd_member_status({true, 7, 0, true}).error);   // a learner without a leader too
   const MemberStatus learner = etcd_member_status({true, 7, 3, true});
   CHECK((learner.is_learner && !learner.is_leader && !learner.error));
   const MemberStatus follower = etcd_member_status({true, 7, 3, false});
   CHECK((!follower.is_learner && !follower.is_leader && !follower.error));
 }
 
-TEST_CASE("leading: a status error stops the lease once and leaves leading", "[druid-sidecar]") {
-  const MemberStatus error{true, false, false};
-  LeadingStep s = leading_transition(LeadingState::Follower, error, 3);
-  CHECK(s.next == LeadingState::Unknown);
-  CHECK(s.effects.stop_lease_renewal);
-  CHECK_FALSE(s.effects.stopped_leading);
-  s = leading_transition(LeadingState::Unknown, error, 3);
-  CHECK(s.next == LeadingState::Unknown);
-  CHECK_FALSE(s.effects.stop_lease_renewal);
-  s = leading_transition(LeadingState::Leader, error, 3);
-  CHECK(s.next == LeadingState::Unknown);
-  CHECK(s.effects.stop_lease_renewal);
-  CHECK(s.effects.stopped_leading);
-  CHECK(name(s.next) == "UnknownState");
-}
+namespace {
 
-TEST_CASE("leading: becoming leader", "[druid-sidecar]") {
-  const MemberStatus leader{false, true, false};
-  LeadingStep s = leading_transition(LeadingState::Follower, leader, 3);
-  CHECK(s.next == LeadingState::Leader);
-  CHECK(s.effects.started_leading);
-  CHECK_FALSE(s.effects.start_lease_renewal);  // it never stopped
-  s = leading_transition(LeadingState::Unknown, leader, 3);
-  CHECK(s.effects.started_leading);
-  CHECK(s.effects.start_lease_renewal);
-  s = leading_transition(LeadingState::Candidate, leader, 3);
-  CHECK(s.next == LeadingState::Leader);
-  CHECK(s.effects.started_leading);
-  s = leading_transition(LeadingState::Leader, leader, 3);  // no change, no effects
-  CHECK(s.next == LeadingState::Leader);
-  CHECK_FALSE((s.effects.started_leading || s.effects.stopped_leading ||
-               s.effects.start_lease_renewal || s.effects.stop_lease_renewal));
-}
+using LS = LeadingState;
+constexpr MemberStatus kError{true, false, false};
+constexpr MemberStatus kIsLeader{false, true, false};
+constexpr MemberStatus kNotLeader{false, false, false};
+constexpr MemberStatus kLearner{false, false, true};
 
-TEST_CASE("leading: losing leadership and leaving Unknown", "[druid-sidecar]") {
-  const MemberStatus follower{false, false, false};
-  LeadingStep s = leading_transition(LeadingState::Leader, follower, 3);
-  CHECK(s.next == LeadingState::Follower);
-  CHECK(s.effects.stopped_leading);
-  CHECK_FALSE(s.effects.start_lease_renewal);
-  // From Unknown a learner goes back to Follower first; promotion waits for the next poll.
-  const MemberStatus learner{false, false, true};
-  s = leading_transition(LeadingState::Unknown, learner, 3);
-  CHECK(s.next == LeadingState::Follower);
-  CHECK(s.effects.start_lease_renewal);
-  CHECK_FALSE(s.effects.promote);
-  s = leading_transition(LeadingState::Candidate, follower, 3);
-  CHECK(s.next == LeadingState::Candidate);
-}
+struct LeadingCase {
+  const char* branch;
+  LS current;
+  MemberStatus status;
+  int size;
+  LS next;
+  LeadingEffects effects;  // stop lease, start lease, started, stopped, promote
+};
 
-TEST_CASE("leading: a follower learner promotes, only in a multi-member cluster",
-          "[druid-sidecar]") {
-  const MemberStatus learner{false, false, true};
-  LeadingStep s = leading_transition(LeadingState::Follower, learner, 3);
-  CHECK(s.next == LeadingState::Follower);
-  CHECK(s.effects.promote);
-  CHECK_FALSE(leading_transition(LeadingState::Follower, learner, 1).effects.promote);
-  CHECK_FALSE(
-      leading_transition(LeadingState::Follower, MemberStatus{false, false, false}, 3).effects.promote);
+// One row per branch of the leading-sidecar loop.
+// clang-format off
+const LeadingCase kLeadingCases[] = {
+  {"error from Follower stops renewal", LS::Follower, kError, 3, LS::Unknown, {true}},
+  {"error while Unknown: renewal already stopped", LS::Unknown, kError, 3, LS::Unknown, {}},
+  {"error as Leader also stops leading", LS::Leader, kError, 3, LS::Unknown,
+   {true, false, false, true}},
+  {"Follower leads; renewal never stopped", LS::Follower, kIsLeader, 3, LS::Leader,
+   {false, false, true}},
+  {"Unknown leads, restarts renewal", LS::Unknown, kIsLeader, 3, LS::Leader, {false, true, true}},
+  {"Candidate leads", LS::Candidate, kIsLeader, 3, LS::Leader, {false, false, true}},
+  {"Leader stays Leader: no effects", LS::Leader, kIsLeader, 3, LS::Leader, {}},
+  {"Leader loses", LS::Leader, kNotLeader, 3, LS::Follower, {false, false, false, true}},
+  {"Unknown to Follower; a learner waits a poll", LS::Unknown, kLearner, 3, LS::Follower,
+   {false, true}},
+  {"Follower learner promotes", LS::Follower, kLearner, 3, LS::Follower,
+   {false, false, false, false, true}},
+  {"no promote in a single-member cluster", LS::Follower, kLearner, 1, LS::Follower, {}},
+  {"Follower voter: nothing", LS::Follower, kNotLeader, 3, LS::Follower, {}},
+  {"Candidate not leader: no branch upstream", LS::Candidate, kNotLeader, 3, LS::Candidate, {}},
+};
+// clang-format on
+
+}  // namespace
+
+TEST_CASE("leading: each branch", "[druid-sidecar]") {
+  for (const LeadingCase& c : kLeadingCases) {
+    DYNAMIC_SECTION(c.branch) {
+      const LeadingStep s = leading_transition(c.current, c.status, c.size);
+      CHECK(name(s.next) == name(c.next));
+      CHECK(s.effects.stop_lease_renewal == c.effects.stop_lease_renewal);
+      CHECK(s.effects.start_lease_renewal == c.effects.start_lease_renewal);
+      CHECK(s.effects.started_leading == c.effects.started_leading);
+      CHECK(s.effects.stopped_leading == c.effects.stopped_leading);
+      CHECK(s.effects.promote == c.effects.promote);
+    }
+  }
+  CHECK(name(LS::Unknown) == "UnknownState");
   CHECK(kDefaultReelectionPeriod == seconds(5));
   CHECK(kDefaultEtcdStatusConnectTimeout == seconds(5));
-  CHECK(kInitialLeadingState == LeadingState::Follower);
+  CHECK(kInitialLeadingState == LS::Follower);
 }
-
-// ---------------------------------------------------------------- retry policies
 
 TEST_CASE("AddLearnerWithRetry: 6 attempts, sleeps doubling from 2 s", "[druid-sidecar]") {
-  Backoff b = add_learner_backoff();
-  std::vector<Duration> waits;
   AddLearnerStep step;
-  for (int attempt = 1; attempt <= 10; ++attempt) {
-    step = add_learner_step(b, AddLearnerOutcome::OtherError);
-    if (step.verdict != RetryVerdict::Retry) break;
-    waits.push_back(step.wait);
-    b = step.next;
-  }
+  const auto waits = waits_until_stop(add_learner_backoff(), AddLearnerOutcome::OtherError,
+                                      add_learner_step, &step);
   CHECK(step.verdict == RetryVerdict::GiveUp);
   CHECK(step.wait == Duration{});
-  CHECK(waits == std::vector<Duration>{seconds(2), seconds(4), seconds(8), seconds(16), seconds(32)});
+  CHECK(waits ==
+        std::vector<Duration>{seconds(2), seconds(4), seconds(8), seconds(16), seconds(32)});
   CHECK(add_learner_backoff().jitter_percent == 10);
-}
-
-TEST_CASE("AddLearnerWithRetry: too many learners waits 5 s more", "[druid-sidecar]") {
-  const AddLearnerStep first = add_learner_step(add_learner_backoff(), AddLearnerOutcome::TooManyLearners);
+  // AddLearnerWithRetry: too many learners waits 5 s more.
+  const AddLearnerStep first =
+      add_learner_step(add_learner_backoff(), AddLearnerOutcome::TooManyLearners);
   CHECK(first.verdict == RetryVerdict::Retry);
   CHECK(first.wait == seconds(7));
   Backoff last = add_learner_backoff();
@@ -368,9 +283,7 @@ TEST_CASE("AddLearnerWithRetry: too many learners waits 5 s more", "[druid-sidec
   const AddLearnerStep final_step = add_learner_step(last, AddLearnerOutcome::TooManyLearners);
   CHECK(final_step.verdict == RetryVerdict::GiveUp);
   CHECK(final_step.wait == seconds(5));
-}
-
-TEST_CASE("AddLearnerWithRetry: existing member or peer URL is success", "[druid-sidecar]") {
+  // AddLearnerWithRetry: existing member or peer URL is success.
   for (const auto outcome : {AddLearnerOutcome::Added, AddLearnerOutcome::MemberExists,
                              AddLearnerOutcome::PeerURLExists}) {
     const AddLearnerStep s = add_learner_step(add_learner_backoff(), outcome);
@@ -382,20 +295,17 @@ TEST_CASE("AddLearnerWithRetry: existing member or peer URL is success", "[druid
 
 TEST_CASE("restoreInMultiNode: DefaultBackoff 10, 50, 250 ms; too many learners no extra",
           "[druid-sidecar]") {
-  Backoff b = default_backoff();
-  std::vector<Duration> waits;
   AddLearnerStep step;
-  for (int attempt = 1; attempt <= 10; ++attempt) {
-    step = remove_member_step(b, RemoveOutcome::RemoveError);
-    if (step.verdict != RetryVerdict::Retry) break;
-    waits.push_back(step.wait);
-    b = step.next;
-  }
+  const auto waits =
+      waits_until_stop(default_backoff(), RemoveOutcome::RemoveError, remove_member_step, &step);
   CHECK(step.verdict == RetryVerdict::GiveUp);
   CHECK(waits == std::vector<Duration>{milliseconds(10), milliseconds(50), milliseconds(250)});
-  CHECK(remove_member_step(default_backoff(), RemoveOutcome::NotListed).verdict == RetryVerdict::Done);
-  CHECK(remove_member_step(default_backoff(), RemoveOutcome::ListError).verdict == RetryVerdict::Retry);
-  const AddLearnerStep add = repair_add_learner_step(default_backoff(), AddLearnerOutcome::TooManyLearners);
+  CHECK(remove_member_step(default_backoff(), RemoveOutcome::NotListed).verdict ==
+        RetryVerdict::Done);
+  CHECK(remove_member_step(default_backoff(), RemoveOutcome::ListError).verdict ==
+        RetryVerdict::Retry);
+  const AddLearnerStep add =
+      repair_add_learner_step(default_backoff(), AddLearnerOutcome::TooManyLearners);
   CHECK(add.verdict == RetryVerdict::Retry);
   CHECK(add.wait == milliseconds(10));
 }
@@ -416,32 +326,25 @@ TEST_CASE("Backoff: hitting the cap sleeps once more and gives up", "[druid-side
                                         seconds(32), seconds(64)});
   CHECK(step.next.duration == seconds(120));
   CHECK(step.next.steps == 0);
-}
-
-TEST_CASE("IsMemberInCluster probe: 4 attempts, 14 s of sleeps", "[druid-sidecar]") {
-  Backoff b = member_presence_backoff();
+  // IsMemberInCluster probe: 4 attempts, 14 s of sleeps.
+  Backoff probe = member_presence_backoff();
   Duration total{};
-  int attempts = 1;
-  for (; attempts <= 10; ++attempts) {
-    const BackoffStep s = after_failed_attempt(b);
+  int probes = 1;
+  for (; probes <= 10; ++probes) {
+    const BackoffStep s = after_failed_attempt(probe);
     total += s.sleep;
     if (!s.retry) break;
-    b = s.next;
+    probe = s.next;
   }
-  CHECK(attempts == 4);
+  CHECK(probes == 4);
   CHECK(total == seconds(14));
-}
-
-TEST_CASE("promote: success or not-a-learner is done, the rest retries next poll",
-          "[druid-sidecar]") {
+  // promote: success or not-a-learner is done, the rest retries next poll.
   CHECK(promote_verdict(PromoteOutcome::Promoted) == RetryVerdict::Done);
   CHECK(promote_verdict(PromoteOutcome::MemberNotLearner) == RetryVerdict::Done);
   CHECK(promote_verdict(PromoteOutcome::LearnerNotReady) == RetryVerdict::Retry);
   CHECK(promote_verdict(PromoteOutcome::MissingMember) == RetryVerdict::Retry);
   CHECK(promote_verdict(PromoteOutcome::OtherError) == RetryVerdict::Retry);
 }
-
-// ---------------------------------------------------------------- defragmentation
 
 TEST_CASE("defrag order: followers in list order, the leader last", "[druid-sidecar]") {
   const std::vector<DefragMember> members{{0x10}, {0x20}, {0x30}};
@@ -452,9 +355,7 @@ TEST_CASE("defrag order: followers in list order, the leader last", "[druid-side
   CHECK(defrag_order(members, 0) == std::vector<std::uint64_t>{0x10, 0x20, 0x30});
   CHECK(defrag_order(members, 0x99) == std::vector<std::uint64_t>{0x10, 0x20, 0x30});
   CHECK(defrag_order({{0x42}}, 0) == std::vector<std::uint64_t>{0x42});
-}
-
-TEST_CASE("defrag run: ticks, health gate, skip and finish", "[druid-sidecar]") {
+  // defrag run: ticks, health gate, skip and finish.
   CHECK(first_defrag_tick(at(2026, 11, 28)) == at(2026, 11, 28, 0, 1));
   CHECK(on_cron_fire(true) == CronFire::Skip);
   CHECK(on_cron_fire(false) == CronFire::StartRun);
@@ -467,10 +368,7 @@ TEST_CASE("defrag run: ticks, health gate, skip and finish", "[druid-sidecar]") 
   CHECK(kDefragRetryPeriod == minutes(1));
 }
 
-// ---------------------------------------------------------------- cron
-
-TEST_CASE("cron: the default schedule fires at midnight on days 1, 4, ..., 31",
-          "[druid-sidecar]") {
+TEST_CASE("cron: the default schedule fires at midnight on days 1, 4, ..., 31", "[druid-sidecar]") {
   const auto s = parse_cron(kDefaultDefragmentationSchedule);
   REQUIRE(s.has_value());
   CHECK(cron_next(*s, at(2026, 11, 26, 22, 53)) == at(2026, 11, 28));
@@ -482,9 +380,7 @@ TEST_CASE("cron: the default schedule fires at midnight on days 1, 4, ..., 31",
   // The 31st and the 1st are consecutive days.
   CHECK(cron_next(*s, at(2026, 12, 31)) == at(2027, 1, 1));
   CHECK(cron_next(*s, at(2027, 2, 28)) == at(2027, 3, 1));
-}
-
-TEST_CASE("cron: day-of-month and day-of-week combine by robfig's rule", "[druid-sidecar]") {
+  // cron: day-of-month and day-of-week combine by robfig's rule.
   // Neither starred: either day matches (13 Nov 2026 is a Friday; 6 Nov is one too).
   const auto either = parse_cron("30 6 13 * 5");
   REQUIRE(either.has_value());
@@ -504,21 +400,13 @@ TEST_CASE("cron: parse errors", "[druid-sidecar]") {
   std::string error;
   CHECK_FALSE(parse_cron("0 0 * *", &error).has_value());
   CHECK_FALSE(error.empty());
-  CHECK_FALSE(parse_cron("0 0 * * * *").has_value());
-  CHECK_FALSE(parse_cron("60 0 * * *").has_value());
-  CHECK_FALSE(parse_cron("0 24 * * *").has_value());
-  CHECK_FALSE(parse_cron("0 0 0 * *").has_value());
-  CHECK_FALSE(parse_cron("0 0 * 13 *").has_value());
-  CHECK_FALSE(parse_cron("0 0 * * 7").has_value());
-  CHECK_FALSE(parse_cron("*/0 * * * *").has_value());
-  CHECK_FALSE(parse_cron("5-3 * * * *").has_value());
-  CHECK_FALSE(parse_cron("a * * * *").has_value());
-  CHECK_FALSE(parse_cron("1,,2 * * * *").has_value());
+  for (const char* bad : {"0 0 * * * *", "60 0 * * *", "0 24 * * *", "0 0 0 * *", "0 0 * 13 *",
+                          "0 0 * * 7", "*/0 * * * *", "5-3 * * * *", "a * * * *", "1,,2 * * * *"}) {
+    CHECK_FALSE(parse_cron(bad).has_value());
+  }
   CHECK(parse_cron("0,30 */6 1-15/2 1-12 1-5").has_value());
   CHECK(parse_cron("  0\t0 */3 * *  ").has_value());
-}
-
-TEST_CASE("cron: star bits follow robfig", "[druid-sidecar]") {
+  // cron: star bits follow robfig.
   const auto s = parse_cron("0 0 */3 * ?");
   REQUIRE(s.has_value());
   CHECK_FALSE(s->dom_star);  // a step > 1 clears the star bit
@@ -547,8 +435,8 @@ rc::Gen<std::string> gen_field(int min, int max) {
 
 TEST_CASE("cron_next equals a minute-by-minute scan", "[druid-sidecar]") {
   rc::prop("cron_next is the first matching minute after t", [] {
-    const std::string spec = *gen_field(0, 59) + " " + *gen_field(0, 23) + " " +
-                             *gen_field(1, 31) + " " + *gen_field(1, 12) + " " + *gen_field(0, 6);
+    const std::string spec = *gen_field(0, 59) + " " + *gen_field(0, 23) + " " + *gen_field(1, 31) +
+                             " " + *gen_field(1, 12) + " " + *gen_field(0, 6);
     const auto s = parse_cron(spec);
     RC_ASSERT(s.has_value());
     // Any time from 2020 to 2035, to the nanosecond.
@@ -573,8 +461,6 @@ TEST_CASE("cron_next equals a minute-by-minute scan", "[druid-sidecar]") {
   });
 }
 
-// ---------------------------------------------------------------- member-lease heartbeat
-
 TEST_CASE("member lease holderIdentity", "[druid-sidecar]") {
   CHECK(member_lease_holder_identity(0x8e9e05c52164694dULL, 0xcdf818194e3a8c32ULL,
                                      0x8e9e05c52164694dULL) ==
@@ -582,17 +468,13 @@ TEST_CASE("member lease holderIdentity", "[druid-sidecar]") {
   CHECK(member_lease_holder_identity(0xa, 0, 0xb) == "a:0:Member");
   CHECK(member_lease_holder_identity(0xa, 0xff, 0) == "a:ff:Member");
   CHECK(member_lease_holder_identity(~std::uint64_t{0}, 1, 2) == "ffffffffffffffff:1:Member");
-}
-
-TEST_CASE("member lease renewal spacing", "[druid-sidecar]") {
+  // member lease renewal spacing.
   CHECK(kDruidHeartbeatDuration == seconds(10));
   CHECK(kDefaultHeartbeatDuration == seconds(30));
   CHECK(next_lease_renewal(at(2026, 1, 1), kDruidHeartbeatDuration) == at(2026, 1, 1, 0, 0, 10));
 }
 
-// ---------------------------------------------------------------- sanity check
-
-TEST_CASE("sanityCheck: safe_guard first", "[druid-sidecar]") {
+TEST_CASE("sanityCheck: safe_guard, directory, structure, db, in that order", "[druid-sidecar]") {
   SanityObservation obs;
   obs.safe_guard = SafeGuard::Mismatch;
   obs.data_dir = PathStat::Missing;  // not looked at
@@ -603,10 +485,7 @@ TEST_CASE("sanityCheck: safe_guard first", "[druid-sidecar]") {
   CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryNotExist);
   obs.safe_guard = SafeGuard::NamespaceUnset;
   CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryNotExist);
-}
-
-TEST_CASE("sanityCheck: directory and structure", "[druid-sidecar]") {
-  SanityObservation obs;
+  obs = SanityObservation{};
   obs.data_dir = PathStat::StatError;
   CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryStatusUnknown);
   obs.data_dir = PathStat::Exists;
@@ -619,10 +498,7 @@ TEST_CASE("sanityCheck: directory and structure", "[druid-sidecar]") {
   obs.snapstore_configured = false;
   obs.db = DbRevisionRead::Error;
   CHECK(sanity_check(obs) == DataDirStatus::DataDirectoryValid);
-}
-
-TEST_CASE("sanityCheck: the db read", "[druid-sidecar]") {
-  SanityObservation obs;
+  obs = SanityObservation{};  // the db read
   obs.db = DbRevisionRead::LockTimeout;
   CHECK(sanity_check(obs) == DataDirStatus::FailToOpenBoltDBError);
   obs.db = DbRevisionRead::Error;
@@ -661,7 +537,8 @@ TEST_CASE("composition: a multi-node member that lost its volume rejoins as a le
   disk.original_cluster_size = 3;
   disk.data_dir = PathStat::Missing;
   ValidationInput v{sanity_check(disk), CorruptionCheck::NotRun, 3, false};
-  InitObservation obs = multi_node();
+  InitObservation obs;
+  obs.original_cluster_size = 3;
   obs.member_list = MemberListRead::Present;  // etcd still lists it: not a scale-up
   obs.data_dir_status = validate(v);
   CHECK(obs.data_dir_status == DataDirStatus::DataDirStatusInvalidInMultiNode);
