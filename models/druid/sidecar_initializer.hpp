@@ -34,7 +34,10 @@ enum class InitAction {
   RestoreFromSnapshots,  // restoreCorruptData: latest full + deltas into <dir>.part, swap
   FreshStart,            // restoreWithEmptySnapstore: delete the dir if there is one
   UseExistingData,       // data dir valid: etcd starts on it and rejoins
-  Fatal,                 // Initialize returns an error: initialization status "Failed"
+  // Initialize returns an error: initialization status "Failed" (not a process exit). The
+  // status endpoint resets Failed to New once it has served it (httpAPI.go
+  // serveInitializationStatus), so a wrapper that keeps polling starts Initialize again.
+  Fatal,
 };
 std::string_view name(InitAction action);
 

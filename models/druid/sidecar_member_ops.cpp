@@ -109,4 +109,20 @@ RetryVerdict promote_verdict(PromoteOutcome outcome) {
   return RetryVerdict::Retry;  // on the next leading poll, not by a backoff of its own
 }
 
+std::string_view name(PromoteOutcome outcome) {
+  switch (outcome) {
+    case PromoteOutcome::Promoted:
+      return "";
+    case PromoteOutcome::MemberNotLearner:
+      return "ErrMemberNotLearner";
+    case PromoteOutcome::LearnerNotReady:
+      return "ErrLearnerNotReady";
+    case PromoteOutcome::MissingMember:
+      return "ErrMissingMember";
+    case PromoteOutcome::OtherError:
+      return "OtherError";
+  }
+  HASIM_ASSERT(false);
+}
+
 }  // namespace hasim::druid::sidecar

@@ -89,5 +89,7 @@ enum class PromoteOutcome {
   OtherError
 };
 RetryVerdict promote_verdict(PromoteOutcome outcome);
+// rpctypes / member package error names (Promoted: "" for a nil error).
+std::string_view name(PromoteOutcome outcome);
 
 }  // namespace hasim::druid::sidecar

@@ -344,6 +344,7 @@ TEST_CASE("Backoff: hitting the cap sleeps once more and gives up", "[druid-side
   CHECK(promote_verdict(PromoteOutcome::LearnerNotReady) == RetryVerdict::Retry);
   CHECK(promote_verdict(PromoteOutcome::MissingMember) == RetryVerdict::Retry);
   CHECK(promote_verdict(PromoteOutcome::OtherError) == RetryVerdict::Retry);
+  CHECK(name(PromoteOutcome::MemberNotLearner) == "ErrMemberNotLearner");
 }
 
 TEST_CASE("defrag order: followers in list order, the leader last", "[druid-sidecar]") {
