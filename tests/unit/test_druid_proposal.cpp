@@ -386,6 +386,7 @@ TEST_CASE("druid: every consistent observation is classified, deterministically"
         RC_ASSERT(i == 0 || at > last);
         last = at;
         RC_ASSERT(matches(cases[i], o));
+        RC_ASSERT(action(cases[i], o).from == cases[i]);  // every matching row has an action
       }
     }
     const DruidAction a = decide(o);
