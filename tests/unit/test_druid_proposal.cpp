@@ -17,19 +17,9 @@ using namespace hasim::druid::proposal;
 
 namespace {
 
-// A three-member (or n-member) cluster in the pink of health.
+// An n-member cluster in the pink of health.
 DruidObservation healthy(int n) {
-  DruidObservation o;
-  o.desired_cluster_size = n;
-  o.current_cluster_size = n;
-  o.sts_desired_replicas = n;
-  o.sts_ready_replicas = n;
-  o.members_total = n;
-  o.members_ready = n;
-  o.ready = Tri::True;
-  o.all_members_ready = Tri::True;
-  o.backup_ready = Tri::True;
-  return o;
+  return {n, n, n, n, n, n, 0, 0, 0, Tri::True, Tri::True, Tri::True};
 }
 
 std::vector<DruidStep> steps(std::initializer_list<DruidStep> list) { return list; }
@@ -261,16 +251,24 @@ TEST_CASE("druid ambiguity: Unknown conditions count as stale", "[druid-proposal
         std::vector{DruidCase::ReadyStaleFalse, DruidCase::AllMembersReadyStaleFalse});
 }
 
-TEST_CASE("druid ambiguity: a renewed lease is marked Ready whatever the conditions",
+TEST_CASE("druid ambiguity: a lease that expires and is renewed returns to pink",
           "[druid-proposal]") {
-  // After case 4 set AllMembersReady false, the Unknown member's lease is renewed. Read
-  // literally (all conditions true), case 2 would never mark it Ready again.
+  // Read literally (all conditions true), case 2 would never mark the member Ready again
+  // once case 4 had set AllMembersReady false.
   auto o = healthy(3);
+  o.members_expired_lease = 1;
+  CHECK(next_case(o) == DruidCase::MemberStatusOutOfSync);  // marks it Unknown
   o.members_ready = 2;
+  CHECK(next_case(o) == DruidCase::AllMembersReadyStaleTrue);
   o.all_members_ready = Tri::False;
-  CHECK(next_case(o) == DruidCase::MemberStatusOutOfSync);
+  CHECK(next_case(o) == DruidCase::Unclassified);  // within the Unknown grace period: wait
+  o.members_expired_lease = 0;                     // renewed
   CHECK(decide(o).steps == steps({MarkMembers{MemberSelector::ActiveLease, 3, MemberStatus::Ready,
                                               MemberReason::LeaseSucceeded, true}}));
+  o.members_ready = 3;
+  CHECK(next_case(o) == DruidCase::AllMembersReadyStaleFalse);
+  o.all_members_ready = Tri::True;
+  CHECK(next_case(o) == DruidCase::PinkOfHealth);
 }
 
 TEST_CASE("druid ambiguity: uncovered states are Unclassified and do nothing", "[druid-proposal]") {
@@ -401,11 +399,7 @@ TEST_CASE("druid: every consistent observation is classified, deterministically"
 namespace {
 
 InitObservation init(int n, int m, int r) {
-  InitObservation o;
-  o.cluster_size = n;
-  o.members_total = m;
-  o.members_ready = r;
-  return o;
+  return {.cluster_size = n, .members_total = m, .members_ready = r};
 }
 
 InitObservation member_with_data(int n, int m, int r) {
@@ -418,36 +412,32 @@ InitObservation member_with_data(int n, int m, int r) {
 }
 }  // namespace
 
+using enum InitialClusterState;
+using enum DataPreparation;
+
 TEST_CASE("init case 1: first member of a fresh cluster", "[druid-proposal]") {
   const auto o = init(3, 0, 0);
   CHECK(classify(o) == std::vector{InitCase::FreshBootstrapFirstMember,
                                    InitCase::NonQuorateFirstMemberInvalidData});
-  const InitAction a = decide(o);
-  CHECK(a.from == InitCase::FreshBootstrapFirstMember);
-  CHECK_FALSE(a.fail);
-  CHECK_FALSE(a.reuse_previous_config);
-  CHECK_FALSE(a.single_member_bootstrap);
-  CHECK(a.initial_cluster_peers == 3);
-  CHECK(a.initial_cluster_state == InitialClusterState::New);
+  CHECK(decide(o) == InitAction{.from = InitCase::FreshBootstrapFirstMember,
+                                .initial_cluster_peers = 3,
+                                .initial_cluster_state = New});
 }
 
 TEST_CASE("init case 2: following member of a fresh cluster", "[druid-proposal]") {
   const auto o = init(3, 2, 2);
   CHECK(next_case(o) == InitCase::FreshBootstrapFollowingMember);
-  const InitAction a = decide(o);
-  CHECK_FALSE(a.add_self);
-  CHECK(a.initial_cluster_peers == 3);
-  CHECK(a.initial_cluster_state == InitialClusterState::New);
+  CHECK(decide(o) == InitAction{.from = InitCase::FreshBootstrapFollowingMember,
+                                .initial_cluster_peers = 3,
+                                .initial_cluster_state = New});
 }
 
 TEST_CASE("init case 3: restart in a quorate cluster with valid metadata and data",
           "[druid-proposal]") {
   const auto o = member_with_data(3, 3, 3);
   CHECK(classify(o) == std::vector{InitCase::QuorateRestartValid});
-  const InitAction a = decide(o);
-  CHECK(a.reuse_previous_config);
-  CHECK(a.data == DataPreparation::KeepExisting);
-  CHECK_FALSE(a.remove_self);
+  CHECK(decide(o) ==
+        InitAction{.from = InitCase::QuorateRestartValid, .reuse_previous_config = true});
 }
 
 TEST_CASE("init case 4: restart in a quorate cluster, valid metadata, invalid data",
@@ -456,34 +446,37 @@ TEST_CASE("init case 4: restart in a quorate cluster, valid metadata, invalid da
   o.data_valid = false;
   o.backup_has_incrementals = true;
   CHECK(classify(o) == std::vector{InitCase::QuorateRestartInvalidData});
-  InitAction a = decide(o);
-  CHECK(a.remove_self);
-  CHECK(a.add_self);
-  CHECK(a.data == DataPreparation::RestoreFullOnly);  // deltas are never replayed when joining
-  CHECK_FALSE(a.apply_incrementals);
-  CHECK(a.initial_cluster_peers == 3);
-  CHECK(a.initial_cluster_state == InitialClusterState::Existing);
+  InitAction expected{.from = InitCase::QuorateRestartInvalidData,
+                      .remove_self = true,
+                      .add_self = true,
+                      .data = RestoreFullOnly,  // deltas are never replayed when joining
+                      .initial_cluster_peers = 3,
+                      .initial_cluster_state = Existing};
+  CHECK(decide(o) == expected);
   o.backup_exists = false;
   o.backup_has_incrementals = false;
-  CHECK(decide(o).data == DataPreparation::EmptyDirs);
+  expected.data = EmptyDirs;
+  CHECK(decide(o) == expected);
 }
 
 TEST_CASE("init case 5: restart in a quorate cluster without valid metadata", "[druid-proposal]") {
   auto o = member_with_data(3, 3, 2);
   o.wal_has_metadata = false;  // data column N/A: valid data does not help
   CHECK(classify(o) == std::vector{InitCase::QuorateRestartNoMetadata});
-  const InitAction a = decide(o);
-  CHECK(a.remove_self);
-  CHECK(a.add_self);
-  CHECK(a.data == DataPreparation::RestoreFullOnly);
-  CHECK(a.initial_cluster_state == InitialClusterState::Existing);
+  CHECK(decide(o) == InitAction{.from = InitCase::QuorateRestartNoMetadata,
+                                .remove_self = true,
+                                .add_self = true,
+                                .data = RestoreFullOnly,
+                                .initial_cluster_peers = 3,
+                                .initial_cluster_state = Existing});
 }
 
 TEST_CASE("init case 6: restart in a non-quorate cluster with valid metadata and data",
           "[druid-proposal]") {
   const auto o = member_with_data(3, 1, 1);  // the seed's m < n/2, r < n/2
   CHECK(classify(o) == std::vector{InitCase::NonQuorateRestartValid});
-  CHECK(decide(o).reuse_previous_config);
+  CHECK(decide(o) ==
+        InitAction{.from = InitCase::NonQuorateRestartValid, .reuse_previous_config = true});
 }
 
 TEST_CASE("init case 7: first member of a non-quorate cluster without valid data",
@@ -493,17 +486,21 @@ TEST_CASE("init case 7: first member of a non-quorate cluster without valid data
   o.backup_exists = true;
   o.backup_has_incrementals = true;
   CHECK(classify(o) == std::vector{InitCase::NonQuorateFirstMemberInvalidData});
-  InitAction a = decide(o);
-  CHECK(a.data == DataPreparation::RestoreFull);
-  CHECK(a.single_member_bootstrap);
-  CHECK(a.apply_incrementals);
-  CHECK(a.upload_full_snapshot);
-  CHECK(a.initial_cluster_peers == 3);
-  CHECK(a.initial_cluster_state == InitialClusterState::New);
+  InitAction expected{.from = InitCase::NonQuorateFirstMemberInvalidData,
+                      .data = RestoreFull,
+                      .single_member_bootstrap = true,
+                      .apply_incrementals = true,
+                      .upload_full_snapshot = true,
+                      .initial_cluster_peers = 3,
+                      .initial_cluster_state = New};
+  CHECK(decide(o) == expected);
   o.backup_has_incrementals = false;  // nothing applied: no new full snapshot
-  a = decide(o);
-  CHECK_FALSE(a.apply_incrementals);
-  CHECK_FALSE(a.upload_full_snapshot);
+  expected.apply_incrementals = false;
+  expected.upload_full_snapshot = false;
+  CHECK(decide(o) == expected);
+  o.backup_exists = false;  // no backup: an empty single-member start
+  expected.data = EmptyDirs;
+  CHECK(decide(o) == expected);
 }
 
 TEST_CASE("init case 8: following member of a non-quorate cluster without valid data",
@@ -511,12 +508,12 @@ TEST_CASE("init case 8: following member of a non-quorate cluster without valid 
   auto o = init(5, 2, 2);  // the seed's 1 < m < n
   o.backup_exists = true;
   CHECK(classify(o) == std::vector{InitCase::NonQuorateFollowingMemberInvalidData});
-  const InitAction a = decide(o);
-  CHECK(a.add_self);  // "existing" needs the MemberAdd the seed leaves out
-  CHECK_FALSE(a.remove_self);
-  CHECK(a.data == DataPreparation::RestoreFullOnly);
-  CHECK(a.initial_cluster_peers == 5);
-  CHECK(a.initial_cluster_state == InitialClusterState::Existing);
+  // add_self: "existing" needs the MemberAdd the seed leaves out.
+  CHECK(decide(o) == InitAction{.from = InitCase::NonQuorateFollowingMemberInvalidData,
+                                .add_self = true,
+                                .data = RestoreFullOnly,
+                                .initial_cluster_peers = 5,
+                                .initial_cluster_state = Existing});
 }
 
 // ---- Init priority and ambiguities ---------------------------------------------------------
