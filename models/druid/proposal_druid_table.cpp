@@ -28,14 +28,14 @@ bool all_conditions_true(const O& o) {
   return o.ready == Tri::True && o.all_members_ready == Tri::True && o.backup_ready == Tri::True;
 }
 
-// Druid case 1. n >= 1: a hibernated (0-replica) Etcd is in no row of the table.
+// Seed 004, druid case 1. n >= 1: a hibernated (0-replica) Etcd is in no row of the table.
 bool pink_of_health(const O& o) {
   const int n = o.desired_cluster_size;
   return n >= 1 && o.current_cluster_size == n && o.sts_desired_replicas == n &&
          o.sts_ready_replicas == n && healthy_members(o, n) && all_conditions_true(o);
 }
 
-// Druid case 2. The seed's observed state is pink of health except r and l, but taken
+// Seed 004, druid case 2. The seed's observed state is pink of health except r and l, but taken
 // literally it deadlocks: once case 4 sets AllMembersReady false, a member whose lease is
 // renewed again is never marked Ready (no other row marks Ready), so AllMembersReady stays
 // false. The seed's member rule ("Ready if the pod is ready and the lease has not expired")
@@ -48,14 +48,15 @@ bool member_status_out_of_sync(const O& o) {
          o.members_ready != o.members_total - o.members_expired_lease;
 }
 
-// Druid case 3; n is the StatefulSet's desired replicas as in the table. "AllMembersReady:
-// false" is read as "not true": an Unknown condition with every member Ready is as stale.
+// Seed 004, druid case 3; n is the StatefulSet's desired replicas as in the table.
+// "AllMembersReady: false" is read as "not true": an Unknown condition with every member Ready is
+// as stale.
 bool all_members_ready_stale_false(const O& o) {
   const int n = o.sts_desired_replicas;
   return n >= 1 && o.all_members_ready != Tri::True && healthy_members(o, n);
 }
 
-// Druid case 4. The per-column ranges (0 < nr, 0 < u, 0 < h) contradict the row's own
+// Seed 004, druid case 4. The per-column ranges (0 < nr, 0 < u, 0 < h) contradict the row's own
 // "where (nr + u + h) > 0 or r < n"; the where clause governs. "true" is read as "not false".
 bool all_members_ready_stale_true(const O& o) {
   const int unhealthy =
@@ -64,20 +65,21 @@ bool all_members_ready_stale_true(const O& o) {
          (unhealthy > 0 || o.members_ready < o.sts_desired_replicas);
 }
 
-// Druid case 5: Ready is stale when the cluster is quorate. The where clause
+// Seed 004, druid case 5: Ready is stale when the cluster is quorate. The where clause
 // "0 < (nr + u + h) < n/2" would leave Ready false forever once every member is Ready again,
 // so only the quorum test counts (see quorate()).
 bool ready_stale_false(const O& o) { return o.ready != Tri::True && quorate(o); }
 
-// Druid case 6, the mirror of 5: "(nr + u + h) > n/2 or r < n/2" is "not quorate" once the
-// statuses agree with the leases, which cases 2, 7 and 8 see to first.
+// Seed 004, druid case 6, the mirror of 5: "(nr + u + h) > n/2 or r < n/2" is "not quorate" once
+// the statuses agree with the leases, which cases 2, 7 and 8 see to first.
 bool ready_stale_true(const O& o) { return o.ready != Tri::False && !quorate(o); }
 
-// Druid case 7. "u where u <= n" includes u = 0, for which the action is empty; not matched.
+// Seed 004, druid case 7. "u where u <= n" includes u = 0, for which the action is empty; not
+// matched.
 bool unknown_past_grace(const O& o) { return o.members_unknown_past_grace > 0; }
 
-// Druid case 8. The table says "s < n"; it stays true while a crash-looping pod is down, and
-// would then starve case 9 (lower priority). The row's title says the status has not been
+// Seed 004, druid case 8. The table says "s < n"; it stays true while a crash-looping pod is down,
+// and would then starve case 9 (lower priority). The row's title says the status has not been
 // updated yet, which the counts show as more Ready entries than Ready pods.
 bool pods_not_ready_status_stale(const O& o) {
   const int n = o.sts_desired_replicas;
@@ -85,8 +87,8 @@ bool pods_not_ready_status_stale(const O& o) {
          o.members_ready > o.sts_ready_replicas;
 }
 
-// Druid case 9; f = NotReady past grace, n = status.clusterSize. "Ready: n - f" is relaxed to
-// the r <= n - f that consistent counts give: a further member NotReady within its grace
+// Seed 004, druid case 9; f = NotReady past grace, n = status.clusterSize. "Ready: n - f" is
+// relaxed to the r <= n - f that consistent counts give: a further member NotReady within its grace
 // period does not stop the f deletions.
 bool quorate_minority_not_ready(const O& o) {
   const int n = o.current_cluster_size;
@@ -96,7 +98,7 @@ bool quorate_minority_not_ready(const O& o) {
          o.all_members_ready == Tri::False && o.backup_ready == Tri::True;
 }
 
-// Druid case 10. BackupReady must be true as the table says: without a backup there is
+// Seed 004, druid case 10. BackupReady must be true as the table says: without a backup there is
 // nothing to restore from, and the row is not matched (the state is left unclassified).
 bool quorum_lost_majority_not_ready(const O& o) {
   const int n = o.current_cluster_size;
@@ -105,14 +107,15 @@ bool quorum_lost_majority_not_ready(const O& o) {
          o.all_members_ready == Tri::False && o.backup_ready == Tri::True;
 }
 
-// Druid case 11. n >= 1: creating a cluster (status.clusterSize 0) is bootstrap, not a row.
+// Seed 004, druid case 11. n >= 1: creating a cluster (status.clusterSize 0) is bootstrap, not a
+// row.
 bool scale_up_healthy(const O& o) {
   const int n = o.current_cluster_size;
   return n >= 1 && o.desired_cluster_size > n && o.sts_ready_replicas == n &&
          healthy_members(o, n) && all_conditions_true(o);
 }
 
-// Druid case 12. d >= 1: scaling to 0 is hibernation, which the table does not cover.
+// Seed 004, druid case 12. d >= 1: scaling to 0 is hibernation, which the table does not cover.
 bool scale_down_healthy(const O& o) {
   const int n = o.current_cluster_size;
   const int d = o.desired_cluster_size;
@@ -120,9 +123,10 @@ bool scale_down_healthy(const O& o) {
          healthy_members(o, n) && all_conditions_true(o);
 }
 
-// Druid case 13, with n = the StatefulSet's replicas. The table also asks status.clusterSize
-// to be n, but after case 12 it still holds the old size (it follows len(status.members),
-// which only this row shrinks), so that column is dropped or the row could never match.
+// Seed 004, druid case 13, with n = the StatefulSet's replicas. The table also asks
+// status.clusterSize to be n, but after case 12 it still holds the old size (it follows
+// len(status.members), which only this row shrinks), so that column is dropped or the row could
+// never match.
 bool superfluous_member_entries(const O& o) {
   const int n = o.sts_desired_replicas;
   return o.sts_ready_replicas == n && o.members_total > n;
@@ -157,7 +161,7 @@ std::vector<int> ordinals(int from, int to) {
   return out;
 }
 
-// Druid case 2: expired leases to Unknown (LeaseExpired), active ones to Ready
+// Seed 004, druid case 2: expired leases to Unknown (LeaseExpired), active ones to Ready
 // (LeaseSucceeded), both taking the member id from spec.holderIdentity.
 std::vector<DruidStep> sync_with_leases(const O& o) {
   std::vector<DruidStep> steps;
@@ -175,7 +179,7 @@ std::vector<DruidStep> sync_with_leases(const O& o) {
   return steps;
 }
 
-// Druid case 10. The seed lists: StatefulSet to 0, all pods gone, status members removed,
+// Seed 004, druid case 10. The seed lists: StatefulSet to 0, all pods gone, status members removed,
 // leases deleted and recreated, then "recover the cluster from loss of quorum as discussed"
 // (restore one member, apply deltas, full snapshot, add the others). It does not say how the
 // StatefulSet comes back; scaling straight to d with parallel pod management would let every
@@ -186,6 +190,7 @@ std::vector<DruidStep> sync_with_leases(const O& o) {
 std::vector<DruidStep> recover_quorum_loss(const O& o) {
   const int n = o.current_cluster_size;
   const int d = o.desired_cluster_size;
+  HASIM_ASSERT(n >= 1 && d >= 0);
   std::vector<DruidStep> steps;
   steps.emplace_back(ScaleStatefulSet{0});
   steps.emplace_back(DeletePods{MemberSelector::All, n, false});

@@ -52,7 +52,7 @@ enum class DruidCase {
   ScaleUpHealthy,              // 11
   ScaleDownHealthy,            // 12
   SuperfluousMemberEntries,    // 13
-  Unclassified,                // no row of the table matches
+  Unclassified,                // no row matches: druid does nothing this reconcile
 };
 std::string_view name(DruidCase c);
 int seed_case_number(DruidCase c);  // 1..13; 0 for Unclassified
@@ -86,6 +86,8 @@ inline constexpr std::array<DruidCase, 13> kDruidPriority = {
 // Whether one case's observed state holds (Unclassified: whether no case holds).
 bool matches(DruidCase c, const DruidObservation& obs);
 // Every case that holds, in kDruidPriority order; {Unclassified} if none does. Never empty.
+// Unclassified is not an error: it covers waiting (an entry Unknown within its grace period,
+// a pod restarting) as well as states the seed leaves out (a failed backup alone, hibernation).
 std::vector<DruidCase> classify(const DruidObservation& obs);
 // The case whose action one reconcile applies: the first of classify().
 DruidCase next_case(const DruidObservation& obs);

@@ -18,45 +18,47 @@ bool nothing_persisted(const O& o) {
   return !o.wal_has_metadata && !o.data_valid && !o.backup_exists && !o.backup_has_incrementals;
 }
 
-// Init case 1: nobody in status, nothing on disk, nothing in the store.
+// Seed 004, init case 1: nobody in status, nothing on disk, nothing in the store.
 bool fresh_first(const O& o) {
   return o.cluster_size >= 1 && o.members_total == 0 && o.members_ready == 0 &&
          !o.status_has_self && nothing_persisted(o);
 }
 
-// Init case 2: the table's "Ready: m" (every entry Ready) is kept: a following member of a
-// fresh cluster sees only members that formed it.
+// Seed 004, init case 2: the table's "Ready: m" (every entry Ready) is kept: a following member of
+// a fresh cluster sees only members that formed it.
 bool fresh_following(const O& o) {
   return o.members_total > 0 && o.members_total < o.cluster_size &&
          o.members_ready == o.members_total && !o.status_has_self && nothing_persisted(o);
 }
 
-// Init cases 3 and 6 share the disk columns; 3 also "m > n/2", implied by r > n/2 and r <= m.
+// Seed 004, init cases 3 and 6 share the disk columns; 3 also "m > n/2", implied by r > n/2 and r
+// <= m.
 bool restart_valid(const O& o) { return o.status_has_self && o.wal_has_metadata && o.data_valid; }
 bool quorate_restart_valid(const O& o) { return restart_valid(o) && quorate(o); }
 
-// Init case 6. The table says "m < n/2 and r < n/2", but a non-quorate cluster keeps its
+// Seed 004, init case 6. The table says "m < n/2 and r < n/2", but a non-quorate cluster keeps its
 // NotReady entries in status (only druid case 10 clears them), so m is often n: a three-member
 // cluster with two members down (m = 3, r = 1) would be in no row. Non-quorate is read as
 // "not quorate": 2r <= n (for even n, exactly half Ready is not a quorum either).
 bool non_quorate_restart_valid(const O& o) { return restart_valid(o) && !quorate(o); }
 
-// Init case 4.
+// Seed 004, init case 4.
 bool quorate_restart_invalid_data(const O& o) {
   return o.status_has_self && o.wal_has_metadata && !o.data_valid && quorate(o);
 }
 
-// Init case 5; "data valid: N/A": without member metadata the data cannot be joined anyway.
+// Seed 004, init case 5; "data valid: N/A": without member metadata the data cannot be joined
+// anyway.
 bool quorate_restart_no_metadata(const O& o) {
   return o.status_has_self && !o.wal_has_metadata && quorate(o);
 }
 
-// Init case 7; WAL and backup columns are N/A.
+// Seed 004, init case 7; WAL and backup columns are N/A.
 bool non_quorate_first(const O& o) {
   return o.cluster_size >= 1 && o.members_total == 0 && !o.status_has_self && !o.data_valid;
 }
 
-// Init case 8. The table says "1 < m < n" and "1 < r < n", which leaves out the second
+// Seed 004, init case 8. The table says "1 < m < n" and "1 < r < n", which leaves out the second
 // member of a recovery: it sees only the restored member 0 (m = r = 1) and would be in no
 // row. Read as 0 < m < n with at least one Ready member to join through.
 bool non_quorate_following(const O& o) {
@@ -95,8 +97,8 @@ InitAction configured(InitCase c, const O& o, InitialClusterState state) {
   return a;
 }
 
-// Init cases 4 and 5: the old member id is gone for good, so it is removed and the pod joins
-// as a new member with initial-cluster-state existing.
+// Seed 004, init cases 4 and 5: the old member id is gone for good, so it is removed and the pod
+// joins as a new member with initial-cluster-state existing.
 InitAction rejoin(InitCase c, const O& o) {
   InitAction a = configured(c, o, InitialClusterState::Existing);
   a.remove_self = true;
@@ -105,8 +107,8 @@ InitAction rejoin(InitCase c, const O& o) {
   return a;
 }
 
-// Init case 7: restore, replay deltas on a single-member cluster, then take a full snapshot
-// "after incremental snapshots are applied", read as only when some were applied. Then the
+// Seed 004, init case 7: restore, replay deltas on a single-member cluster, then take a full
+// snapshot "after incremental snapshots are applied", read as only when some were applied. Then the
 // generated config lists all n peers with state new as the seed says; etcd ignores
 // initial-cluster on a data dir that already has a WAL, so the member stays a one-member
 // cluster and the others join it through init case 8.
@@ -120,8 +122,8 @@ InitAction recover_first(const O& o) {
   return a;
 }
 
-// Init case 8. The seed asks for initial-cluster-state existing but omits the MemberAdd that
-// state needs (etcd refuses to join a cluster that does not list it); added here.
+// Seed 004, init case 8. The seed asks for initial-cluster-state existing but omits the MemberAdd
+// that state needs (etcd refuses to join a cluster that does not list it); added here.
 InitAction recover_following(const O& o) {
   InitAction a =
       configured(InitCase::NonQuorateFollowingMemberInvalidData, o, InitialClusterState::Existing);
