@@ -18,25 +18,13 @@
 #include "models/druid/etcd_spec_rules.hpp"
 #include "models/druid/holder_identity.hpp"
 #include "models/druid/member_status.hpp"
+#include "druid_status_rig.hpp"
 
 using namespace hasim;
 using namespace hasim::druid;
+using namespace hasim::druid::testing;
 
 namespace {
-
-constexpr LocalTime kT0{1'000'000'000'000};  // an arbitrary clock reading
-constexpr Duration kNs = nanoseconds(1);
-
-MemberLeaseObservation lease(std::string name, std::optional<std::string> holder,
-                             std::optional<LocalTime> renew,
-                             PodContainersReady pod = PodContainersReady::kTrue) {
-  return {std::move(name), ObjectRead::kFound, std::move(holder), renew, pod};
-}
-
-EtcdMemberStatus member(std::string name, MemberStatus status, LocalTime ltt = kT0) {
-  return {"id-" + name, std::move(name), EtcdRole::kMember, status, MemberReason::kLeaseSucceeded,
-          ltt};
-}
 
 std::string naive_hex(std::uint64_t v) {
   char buf[32];
