@@ -8,6 +8,7 @@
 
 #include "models/cluster/disruption.hpp"
 #include "models/cluster/pod_placement.hpp"
+#include "models/cluster/probe_worker.hpp"
 #include "models/cluster/statefulset_control.hpp"
 
 using namespace hasim;
@@ -408,6 +409,125 @@ TEST_CASE("scheduling: a placement never breaks required anti-affinity (property
       if (!p.node) break;
       RC_ASSERT(free(nodes[*p.node]));
       scheduled.push_back({nodes[*p.node].name, pod});
+    }
+  });
+}
+
+// --- probes ---------------------------------------------------------------------------------
+
+namespace {
+
+ProbedContainer running_container(std::string id, LocalTime startedAt, bool started = true) {
+  return ProbedContainer{std::move(id), true, false, startedAt, started};
+}
+
+}  // namespace
+
+TEST_CASE("probes: readiness starts as Failure, liveness as Success; thresholds hold results",
+          "[k8s-workloads]") {
+  ProbeSpec spec;
+  spec.successThreshold = 2;
+  ProbeWorker readiness(ProbeType::Readiness, spec);
+  const ProbedPod pod;
+  const auto c = running_container("c1", kNow);
+  REQUIRE(readiness.before(pod, c, kNow).probe);
+  CHECK(readiness.result() == ProbeResult::Failure);
+  readiness.after(ProbeResult::Success);
+  CHECK(readiness.result() == ProbeResult::Failure);  // 1 of 2 successes
+  readiness.after(ProbeResult::Success);
+  CHECK(readiness.result() == ProbeResult::Success);
+  readiness.after(ProbeResult::Failure);
+  readiness.after(ProbeResult::Failure);
+  CHECK(readiness.result() == ProbeResult::Success);  // 2 of 3 failures
+  readiness.after(ProbeResult::Failure);
+  CHECK(readiness.result() == ProbeResult::Failure);
+  CHECK_FALSE(readiness.restart_needed());  // readiness never restarts anything
+
+  ProbeWorker liveness(ProbeType::Liveness, ProbeSpec{});
+  REQUIRE(liveness.before(pod, c, kNow).probe);
+  CHECK(liveness.result() == ProbeResult::Success);
+  for (int i = 0; i < 3; ++i) liveness.after(ProbeResult::Failure);
+  CHECK(liveness.restart_needed());
+  // On hold until a new container: no probe for the old one.
+  CHECK_FALSE(liveness.before(pod, c, kNow + seconds(10)).probe);
+  const auto again = running_container("c2", kNow + seconds(12));
+  CHECK(liveness.before(pod, again, kNow + seconds(20)).probe);
+  CHECK(liveness.result() == ProbeResult::Success);
+  CHECK_FALSE(liveness.restart_needed());
+}
+
+TEST_CASE("probes: initialDelaySeconds counts whole seconds; startup gates the others",
+          "[k8s-workloads]") {
+  ProbeSpec spec;
+  spec.initialDelaySeconds = 15;
+  ProbeWorker liveness(ProbeType::Liveness, spec);
+  const ProbedPod pod;
+  const auto c = running_container("c1", kNow);
+  CHECK_FALSE(liveness.before(pod, c, kNow + seconds(15) - nanoseconds(1)).probe);  // 14 s
+  CHECK(liveness.before(pod, c, kNow + seconds(15)).probe);
+  ProbeWorker startup(ProbeType::Startup, ProbeSpec{});
+  ProbeWorker readiness(ProbeType::Readiness, ProbeSpec{});
+  const auto starting = running_container("c1", kNow, false);
+  CHECK(startup.before(pod, starting, kNow).probe);
+  CHECK_FALSE(readiness.before(pod, starting, kNow).probe);
+  CHECK_FALSE(startup.before(pod, c, kNow).probe);  // started: the startup probe rests
+  CHECK(readiness.before(pod, c, kNow).probe);
+}
+
+TEST_CASE("probes: a stopped container reads as failed; a terminated pod stops the worker",
+          "[k8s-workloads]") {
+  ProbeWorker readiness(ProbeType::Readiness, ProbeSpec{});
+  ProbedPod pod;
+  auto c = running_container("c1", kNow);
+  REQUIRE(readiness.before(pod, c, kNow).probe);
+  readiness.after(ProbeResult::Success);
+  REQUIRE(readiness.result() == ProbeResult::Success);
+  c.running = false;
+  c.terminated = true;
+  const auto b = readiness.before(pod, c, kNow + seconds(10));
+  CHECK(b.keepGoing);
+  CHECK_FALSE(b.probe);
+  CHECK(readiness.result() == ProbeResult::Failure);
+  pod.restartPolicyNever = true;
+  CHECK_FALSE(readiness.before(pod, c, kNow + seconds(20)).keepGoing);
+  pod.phase = PodPhase::Failed;
+  CHECK_FALSE(readiness.before(pod, c, kNow + seconds(30)).keepGoing);
+  // Graceful deletion: liveness reports Success and stops, so nothing restarts.
+  ProbeWorker liveness(ProbeType::Liveness, ProbeSpec{});
+  ProbedPod deleting;
+  deleting.deleting = true;
+  const auto b2 = liveness.before(deleting, running_container("c9", kNow), kNow);
+  CHECK_FALSE(b2.keepGoing);
+  CHECK(liveness.result() == ProbeResult::Success);
+}
+
+TEST_CASE("probes: ContainersReady and the first delay", "[k8s-workloads]") {
+  CHECK_FALSE(containers_ready({}));
+  CHECK(containers_ready({{true, true, false, ProbeResult::Unknown},
+                          {true, true, true, ProbeResult::Success}}));
+  CHECK_FALSE(containers_ready({{true, false, false, ProbeResult::Unknown}}));  // not started
+  CHECK_FALSE(containers_ready({{false, true, true, ProbeResult::Success}}));   // not running
+  CHECK_FALSE(containers_ready({{true, true, true, ProbeResult::Failure}}));
+  const ProbeWorker w(ProbeType::Readiness, ProbeSpec{});
+  CHECK(w.first_delay(false, 0.5) == Duration{});
+  CHECK(w.first_delay(true, 0.5) == seconds(5));
+}
+
+TEST_CASE("probes: a liveness restart needs failureThreshold consecutive failures (property)",
+          "[k8s-workloads]") {
+  rc::prop("against a naive count of the trailing failures", []() {
+    ProbeSpec spec;
+    spec.failureThreshold = *rc::gen::inRange(1, 6);
+    ProbeWorker liveness(ProbeType::Liveness, spec);
+    const ProbedPod pod;
+    RC_ASSERT(liveness.before(pod, running_container("c1", kNow), kNow).probe);
+    const auto outcomes = *rc::gen::container<std::vector<bool>>(rc::gen::arbitrary<bool>());
+    int trailing = 0;
+    for (const bool ok : outcomes) {
+      if (liveness.restart_needed()) break;  // on hold: the kubelet kills it
+      liveness.after(ok ? ProbeResult::Success : ProbeResult::Failure);
+      trailing = ok ? 0 : trailing + 1;
+      RC_ASSERT(liveness.restart_needed() == (trailing >= spec.failureThreshold));
     }
   });
 }
