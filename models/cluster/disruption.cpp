@@ -8,10 +8,14 @@ namespace hasim::cluster {
 
 std::string_view name(EvictionOutcome outcome) {
   switch (outcome) {
-    case EvictionOutcome::DeletedIgnoringBudget: return "deleted-ignoring-budget";
-    case EvictionOutcome::DeletedUnhealthy: return "deleted-unhealthy";
-    case EvictionOutcome::DeletedWithinBudget: return "deleted-within-budget";
-    case EvictionOutcome::TooManyRequests: return "too-many-requests";
+    case EvictionOutcome::DeletedIgnoringBudget:
+      return "deleted-ignoring-budget";
+    case EvictionOutcome::DeletedUnhealthy:
+      return "deleted-unhealthy";
+    case EvictionOutcome::DeletedWithinBudget:
+      return "deleted-within-budget";
+    case EvictionOutcome::TooManyRequests:
+      return "too-many-requests";
   }
   HASIM_ASSERT(false && "unknown eviction outcome");
   return "";
@@ -57,8 +61,9 @@ EvictionDecision evict(const BudgetPod& pod, const PdbStatus& status,
   }
   // A pod that is not Ready does not count as healthy: with AlwaysAllow it may go, with
   // IfHealthyBudget (the default) only while the budget is met without it.
-  if (!pod.ready && (policy == UnhealthyPodEvictionPolicy::AlwaysAllow ||
-                     (status.currentHealthy >= status.desiredHealthy && status.desiredHealthy > 0))) {
+  if (!pod.ready &&
+      (policy == UnhealthyPodEvictionPolicy::AlwaysAllow ||
+       (status.currentHealthy >= status.desiredHealthy && status.desiredHealthy > 0))) {
     decision.outcome = EvictionOutcome::DeletedUnhealthy;
     return decision;
   }

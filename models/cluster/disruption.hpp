@@ -32,9 +32,9 @@ struct BudgetPod {
 enum class UnhealthyPodEvictionPolicy { IfHealthyBudget, AlwaysAllow };
 
 struct PdbStatus {
-  int expectedPods = 0;      // integer minAvailable: the number of matching pods
+  int expectedPods = 0;  // integer minAvailable: the number of matching pods
   int currentHealthy = 0;
-  int desiredHealthy = 0;    // minAvailable
+  int desiredHealthy = 0;  // minAvailable
   int disruptionsAllowed = 0;
   std::map<std::string, LocalTime> disruptedPods;  // evicted, not yet deleted
   friend bool operator==(const PdbStatus&, const PdbStatus&) = default;
@@ -46,16 +46,16 @@ PdbStatus compute_pdb_status(int minAvailable, const std::vector<BudgetPod>& pod
                              const std::map<std::string, LocalTime>& disruptedPods, LocalTime now);
 
 enum class EvictionOutcome {
-  DeletedIgnoringBudget,   // terminal, Pending or terminating: no budget to consult
-  DeletedUnhealthy,        // not Ready, and the policy or a healthy budget allows it
-  DeletedWithinBudget,     // disruptionsAllowed was decremented
-  TooManyRequests,         // 429: the budget allows no disruption now (or is stale)
+  DeletedIgnoringBudget,  // terminal, Pending or terminating: no budget to consult
+  DeletedUnhealthy,       // not Ready, and the policy or a healthy budget allows it
+  DeletedWithinBudget,    // disruptionsAllowed was decremented
+  TooManyRequests,        // 429: the budget allows no disruption now (or is stale)
 };
 std::string_view name(EvictionOutcome outcome);
 
 struct EvictionDecision {
   EvictionOutcome outcome = EvictionOutcome::TooManyRequests;
-  PdbStatus status;        // the budget after the call (decremented, the pod recorded)
+  PdbStatus status;  // the budget after the call (decremented, the pod recorded)
   bool deleted() const { return outcome != EvictionOutcome::TooManyRequests; }
 };
 

@@ -51,7 +51,7 @@ struct PodSchedulingSpec {
   Resources requests;
   std::vector<AntiAffinityTerm> requiredAntiAffinity;
   std::vector<AntiAffinityTerm> preferredAntiAffinity;
-  std::optional<std::string> volumeZone;  // zone of a bound PersistentVolume
+  std::optional<std::string> volumeZone;              // zone of a bound PersistentVolume
   std::map<std::string, std::string> spreadSelector;  // the owning set's selector
 };
 
@@ -73,7 +73,7 @@ Placement place_pod(const PodSchedulingSpec& pod, const std::vector<SchedulingNo
 // The filter alone: no reasons when the node fits, else the failing plugin's reasons as the
 // FitError counts them (NodeResourcesFit may give two).
 std::vector<std::string> filter_node(const PodSchedulingSpec& pod, const SchedulingNode& node,
-                        const std::vector<SchedulingNode>& nodes,
-                        const std::vector<ScheduledPod>& scheduled);
+                                     const std::vector<SchedulingNode>& nodes,
+                                     const std::vector<ScheduledPod>& scheduled);
 
 }  // namespace hasim::cluster

@@ -8,9 +8,12 @@ namespace hasim::cluster {
 
 std::string_view name(ProbeType type) {
   switch (type) {
-    case ProbeType::Liveness: return "Liveness";
-    case ProbeType::Readiness: return "Readiness";
-    case ProbeType::Startup: return "Startup";
+    case ProbeType::Liveness:
+      return "Liveness";
+    case ProbeType::Readiness:
+      return "Readiness";
+    case ProbeType::Startup:
+      return "Startup";
   }
   HASIM_ASSERT(false && "unknown probe type");
   return "";
@@ -18,9 +21,12 @@ std::string_view name(ProbeType type) {
 
 std::string_view name(ProbeResult result) {
   switch (result) {
-    case ProbeResult::Unknown: return "UNKNOWN";
-    case ProbeResult::Success: return "Success";
-    case ProbeResult::Failure: return "Failure";
+    case ProbeResult::Unknown:
+      return "UNKNOWN";
+    case ProbeResult::Success:
+      return "Success";
+    case ProbeResult::Failure:
+      return "Failure";
   }
   HASIM_ASSERT(false && "unknown probe result");
   return "";
@@ -32,9 +38,12 @@ namespace {
 // as Success (alive until proven dead), a startup probe as Unknown.
 ProbeResult initial_value(ProbeType type) {
   switch (type) {
-    case ProbeType::Readiness: return ProbeResult::Failure;
-    case ProbeType::Liveness: return ProbeResult::Success;
-    case ProbeType::Startup: return ProbeResult::Unknown;
+    case ProbeType::Readiness:
+      return ProbeResult::Failure;
+    case ProbeType::Liveness:
+      return ProbeResult::Success;
+    case ProbeType::Startup:
+      return ProbeResult::Unknown;
   }
   return ProbeResult::Unknown;
 }

@@ -44,7 +44,7 @@ struct ProbedContainer {
 
 struct ProbedPod {
   PodPhase phase = PodPhase::Running;
-  bool deleting = false;           // deletionTimestamp set: graceful shutdown
+  bool deleting = false;  // deletionTimestamp set: graceful shutdown
   bool restartPolicyNever = false;
 };
 

@@ -9,10 +9,14 @@ namespace hasim::cluster {
 
 std::string_view name(PodPhase phase) {
   switch (phase) {
-    case PodPhase::Pending: return "Pending";
-    case PodPhase::Running: return "Running";
-    case PodPhase::Succeeded: return "Succeeded";
-    case PodPhase::Failed: return "Failed";
+    case PodPhase::Pending:
+      return "Pending";
+    case PodPhase::Running:
+      return "Running";
+    case PodPhase::Succeeded:
+      return "Succeeded";
+    case PodPhase::Failed:
+      return "Failed";
   }
   HASIM_ASSERT(false && "unknown pod phase");
   return "";
@@ -20,10 +24,14 @@ std::string_view name(PodPhase phase) {
 
 std::string_view name(SetAction::Reason reason) {
   switch (reason) {
-    case SetAction::Reason::Missing: return "missing";
-    case SetAction::Reason::Terminal: return "terminal";
-    case SetAction::Reason::ScaleDown: return "scale-down";
-    case SetAction::Reason::Update: return "update";
+    case SetAction::Reason::Missing:
+      return "missing";
+    case SetAction::Reason::Terminal:
+      return "terminal";
+    case SetAction::Reason::ScaleDown:
+      return "scale-down";
+    case SetAction::Reason::Update:
+      return "update";
   }
   HASIM_ASSERT(false && "unknown set action reason");
   return "";
@@ -68,7 +76,8 @@ struct Sync {
   // A pod deleted twice in one sync (a terminal pod that is also outdated) is one call's
   // worth of effect: upstream's second DELETE finds it terminating already.
   void remove(const StatefulPod& pod, SetAction::Reason reason) {
-    if (!deleted(pod.ordinal)) actions.push_back({SetAction::Kind::Delete, reason, pod.ordinal, {}});
+    if (!deleted(pod.ordinal))
+      actions.push_back({SetAction::Kind::Delete, reason, pod.ordinal, {}});
   }
 };
 
@@ -88,8 +97,10 @@ bool process_replica(Sync& s, int ordinal) {
     return true;
   }
   if (!slot) {
-    StatefulPod created{ordinal, revision_for_new(s.spec, ordinal), PodPhase::Pending, false, {}, false};
-    s.actions.push_back({SetAction::Kind::Create, SetAction::Reason::Missing, ordinal, created.revision});
+    StatefulPod created{ordinal, revision_for_new(s.spec, ordinal), PodPhase::Pending, false, {},
+                        false};
+    s.actions.push_back(
+        {SetAction::Kind::Create, SetAction::Reason::Missing, ordinal, created.revision});
     slot = created;
     if (s.monotonic) return true;
   }

@@ -23,11 +23,11 @@ std::string_view name(PodPhase phase);
 // What the controller sees of one of the set's pods (its informer's copy).
 struct StatefulPod {
   int ordinal = 0;
-  std::string revision;          // the controller-revision-hash label
+  std::string revision;  // the controller-revision-hash label
   PodPhase phase = PodPhase::Pending;
-  bool ready = false;            // the Ready condition is True
-  LocalTime readySince{};        // the Ready condition's lastTransitionTime
-  bool terminating = false;      // deletionTimestamp set
+  bool ready = false;        // the Ready condition is True
+  LocalTime readySince{};    // the Ready condition's lastTransitionTime
+  bool terminating = false;  // deletionTimestamp set
 };
 
 enum class PodManagementPolicy { OrderedReady, Parallel };
@@ -37,24 +37,24 @@ struct StatefulSetSpec {
   int replicas = 0;
   PodManagementPolicy podManagementPolicy = PodManagementPolicy::OrderedReady;
   UpdateStrategyType updateStrategy = UpdateStrategyType::RollingUpdate;
-  int partition = 0;             // RollingUpdate: ordinals below it keep currentRevision
+  int partition = 0;  // RollingUpdate: ordinals below it keep currentRevision
   Duration minReadySeconds{};
-  std::string currentRevision;   // status.currentRevision
-  std::string updateRevision;    // status.updateRevision (the template's revision now)
+  std::string currentRevision;  // status.currentRevision
+  std::string updateRevision;   // status.updateRevision (the template's revision now)
 };
 
 struct SetAction {
   enum class Kind { Create, Delete };
   enum class Reason {
-    Missing,     // an ordinal in [0, replicas) has no pod
-    Terminal,    // the pod Failed or Succeeded: deleted so it is created again
-    ScaleDown,   // the ordinal is >= replicas (condemned)
-    Update,      // RollingUpdate: the highest ordinal not yet at updateRevision
+    Missing,    // an ordinal in [0, replicas) has no pod
+    Terminal,   // the pod Failed or Succeeded: deleted so it is created again
+    ScaleDown,  // the ordinal is >= replicas (condemned)
+    Update,     // RollingUpdate: the highest ordinal not yet at updateRevision
   };
   Kind kind = Kind::Create;
   Reason reason = Reason::Missing;
   int ordinal = 0;
-  std::string revision;          // Create: the revision of the new pod
+  std::string revision;  // Create: the revision of the new pod
   friend bool operator==(const SetAction&, const SetAction&) = default;
 };
 std::string_view name(SetAction::Reason reason);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "models/cluster/disruption.hpp"
+#include "models/cluster/drain.hpp"
 #include "models/cluster/pod_placement.hpp"
 #include "models/cluster/probe_worker.hpp"
 #include "models/cluster/statefulset_control.hpp"
@@ -159,8 +160,8 @@ TEST_CASE("statefulset: repeated syncs converge to the spec (property)", "[k8s-w
              auto spec = spec_of(replicas, parallel ? PodManagementPolicy::Parallel
                                                     : PodManagementPolicy::OrderedReady);
              spec.updateRevision = "r2";
-             spec.updateStrategy = onDelete ? UpdateStrategyType::OnDelete
-                                            : UpdateStrategyType::RollingUpdate;
+             spec.updateStrategy =
+                 onDelete ? UpdateStrategyType::OnDelete : UpdateStrategyType::RollingUpdate;
              std::vector<StatefulPod> pods;
              for (int ordinal = 0; ordinal < 7; ++ordinal) {
                if (*rc::gen::arbitrary<bool>()) pods.push_back(ready_pod(ordinal, "r1"));
@@ -176,8 +177,10 @@ TEST_CASE("statefulset: repeated syncs converge to the spec (property)", "[k8s-w
                  auto it = std::find_if(pods.begin(), pods.end(), [&a](const StatefulPod& p) {
                    return p.ordinal == a.ordinal;
                  });
-                 if (a.kind == Kind::Delete) pods.erase(it);  // deleted at once
-                 else pods.push_back(ready_pod(a.ordinal, a.revision));
+                 if (a.kind == Kind::Delete)
+                   pods.erase(it);  // deleted at once
+                 else
+                   pods.push_back(ready_pod(a.ordinal, a.revision));
                }
              }
              RC_ASSERT(sync_stateful_set(spec, pods, kNow).empty());
@@ -218,13 +221,15 @@ TEST_CASE("pdb: an evicted pod stays out of currentHealthy for 2 minutes unless 
                                     budget_pod("etcd-2")};
   const std::map<std::string, LocalTime> evicted{{"etcd-1", kNow}};
   CHECK(compute_pdb_status(2, pods, evicted, kNow).currentHealthy == 2);
-  CHECK(compute_pdb_status(2, pods, evicted, kNow + minutes(2) - nanoseconds(1)).currentHealthy == 2);
+  CHECK(compute_pdb_status(2, pods, evicted, kNow + minutes(2) - nanoseconds(1)).currentHealthy ==
+        2);
   // At exactly 2 minutes the entry is kept but no longer After now: counted again.
   const PdbStatus at = compute_pdb_status(2, pods, evicted, kNow + minutes(2));
   CHECK(at.currentHealthy == 3);
   CHECK(at.disruptedPods.size() == 1);
   // Past it, "NotDeleted": dropped from the map.
-  CHECK(compute_pdb_status(2, pods, evicted, kNow + minutes(2) + nanoseconds(1)).disruptedPods.empty());
+  CHECK(compute_pdb_status(2, pods, evicted, kNow + minutes(2) + nanoseconds(1))
+            .disruptedPods.empty());
 }
 
 TEST_CASE("eviction: the budget decides for a Ready pod", "[k8s-workloads]") {
@@ -289,7 +294,8 @@ TEST_CASE("pdb: a drain through evictions never takes healthy pods below minAvai
       RC_ASSERT(status.currentHealthy == ready);
       // An unhealthy pod's eviction takes no healthy pod away.
       if (decision.outcome == EvictionOutcome::DeletedUnhealthy) RC_ASSERT(!pod.ready);
-      if (decision.outcome == EvictionOutcome::DeletedWithinBudget) RC_ASSERT(ready >= minAvailable);
+      if (decision.outcome == EvictionOutcome::DeletedWithinBudget)
+        RC_ASSERT(ready >= minAvailable);
     }
   });
 }
@@ -324,7 +330,8 @@ TEST_CASE("scheduling: required anti-affinity by hostname spreads members, then 
   scheduled.push_back({"w3", pod});
   const Placement fourth = place_pod(pod, nodes, scheduled, 0);
   CHECK_FALSE(fourth.node.has_value());
-  CHECK(fourth.message == "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.");
+  CHECK(fourth.message ==
+        "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.");
 }
 
 TEST_CASE("scheduling: an existing pod's anti-affinity keeps others away", "[k8s-workloads]") {
@@ -355,7 +362,8 @@ TEST_CASE("scheduling: the first failing filter is the reason; reasons are count
         "1 node(s) were unschedulable.");
 }
 
-TEST_CASE("scheduling: a volume's zone pins the pod; requests add up on a node", "[k8s-workloads]") {
+TEST_CASE("scheduling: a volume's zone pins the pod; requests add up on a node",
+          "[k8s-workloads]") {
   const std::vector<SchedulingNode> nodes{node("w1", "a"), node("w2", "b")};
   PodSchedulingSpec pod = etcd_pod(TopologyKey::Hostname);
   pod.volumeZone = "b";
@@ -365,11 +373,13 @@ TEST_CASE("scheduling: a volume's zone pins the pod; requests add up on a node",
   PodSchedulingSpec big;
   big.requests = Resources{3000, 0};
   const std::vector<ScheduledPod> scheduled{{"w1", big}};
-  CHECK(filter_node(big, nodes[0], nodes, scheduled) == std::vector<std::string>{"Insufficient cpu"});
+  CHECK(filter_node(big, nodes[0], nodes, scheduled) ==
+        std::vector<std::string>{"Insufficient cpu"});
   CHECK(filter_node(big, nodes[1], nodes, scheduled).empty());
 }
 
-TEST_CASE("scheduling: spreading prefers the zone with fewer of the set's pods", "[k8s-workloads]") {
+TEST_CASE("scheduling: spreading prefers the zone with fewer of the set's pods",
+          "[k8s-workloads]") {
   const std::vector<SchedulingNode> nodes{node("w1", "a"), node("w2", "a"), node("w3", "b"),
                                           node("w4", "b")};
   PodSchedulingSpec pod = etcd_pod(TopologyKey::Hostname);
@@ -389,7 +399,8 @@ TEST_CASE("scheduling: a placement never breaks required anti-affinity (property
     const int nodeCount = *rc::gen::inRange(1, 7);
     std::vector<SchedulingNode> nodes;
     for (int i = 0; i < nodeCount; ++i) {
-      nodes.push_back(node("w" + std::to_string(i), std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3)))));
+      nodes.push_back(node("w" + std::to_string(i),
+                           std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3)))));
     }
     const TopologyKey key = *rc::gen::element(TopologyKey::Hostname, TopologyKey::Zone);
     const PodSchedulingSpec pod = etcd_pod(key);
@@ -399,8 +410,9 @@ TEST_CASE("scheduling: a placement never breaks required anti-affinity (property
       // Naive: a node is free when no scheduled pod sits in its domain.
       const auto free = [&](const SchedulingNode& n) {
         return std::none_of(scheduled.begin(), scheduled.end(), [&](const ScheduledPod& s) {
-          const auto& where = *std::find_if(nodes.begin(), nodes.end(),
-                                            [&](const SchedulingNode& m) { return m.name == s.node; });
+          const auto& where =
+              *std::find_if(nodes.begin(), nodes.end(),
+                            [&](const SchedulingNode& m) { return m.name == s.node; });
           return key == TopologyKey::Hostname ? where.name == n.name : where.zone == n.zone;
         });
       };
@@ -503,8 +515,8 @@ TEST_CASE("probes: a stopped container reads as failed; a terminated pod stops t
 
 TEST_CASE("probes: ContainersReady and the first delay", "[k8s-workloads]") {
   CHECK_FALSE(containers_ready({}));
-  CHECK(containers_ready({{true, true, false, ProbeResult::Unknown},
-                          {true, true, true, ProbeResult::Success}}));
+  CHECK(containers_ready(
+      {{true, true, false, ProbeResult::Unknown}, {true, true, true, ProbeResult::Success}}));
   CHECK_FALSE(containers_ready({{true, false, false, ProbeResult::Unknown}}));  // not started
   CHECK_FALSE(containers_ready({{false, true, true, ProbeResult::Success}}));   // not running
   CHECK_FALSE(containers_ready({{true, true, true, ProbeResult::Failure}}));
@@ -530,4 +542,77 @@ TEST_CASE("probes: a liveness restart needs failureThreshold consecutive failure
       RC_ASSERT(liveness.restart_needed() == (trailing >= spec.failureThreshold));
     }
   });
+}
+
+// --- kubectl drain ----------------------------------------------------------------------------
+
+TEST_CASE("drain: the filters decide which pods go, are ignored or stop the drain",
+          "[k8s-workloads]") {
+  DrainCandidate etcd{"etcd-main-0", false, false, false, true, false};
+  DrainCandidate proxy{"kube-proxy-x", true, false, false, true, false};
+  DrainCandidate mirror{"kube-apiserver-w1", false, true, false, false, false};
+  DrainCandidate scratch{"cache-0", false, false, true, true, false};
+  DrainCandidate bare{"debug", false, false, false, false, false};
+  DrainOptions options;
+  auto s = select_drain_pods({etcd, proxy, mirror, scratch, bare}, options);
+  CHECK(s.evict == std::vector<std::string>{"etcd-main-0", "cache-0"});
+  CHECK(s.ignored == std::vector<std::string>{"kube-proxy-x", "kube-apiserver-w1"});
+  REQUIRE(s.refused.size() == 1);
+  CHECK(s.refused[0].first == "debug");
+  options.force = true;
+  options.deleteEmptyDirData = false;
+  options.ignoreDaemonSets = false;
+  s = select_drain_pods({etcd, proxy, scratch, bare}, options);
+  CHECK(s.evict == std::vector<std::string>{"etcd-main-0", "debug"});
+  REQUIRE(s.refused.size() == 2);
+  CHECK(s.refused[0].first == "kube-proxy-x");
+  CHECK(s.refused[1].first == "cache-0");
+  scratch.terminal = true;  // a finished pod's emptyDir holds nothing worth keeping
+  CHECK(select_drain_pods({scratch}, options).evict == std::vector<std::string>{"cache-0"});
+}
+
+TEST_CASE("drain: a 429 waits 5 s and asks again; an accepted eviction polls each second",
+          "[k8s-workloads]") {
+  using Next = PodEvictionLoop::Next;
+  PodEvictionLoop loop(std::nullopt);
+  CHECK(loop.next_try(kNow).next == Next::Evict);
+  auto step = loop.on_eviction(EvictionResponse::TooManyRequests);
+  CHECK(step.next == Next::EvictAfter);
+  CHECK(step.wait == seconds(5));
+  CHECK(loop.next_try(kNow + seconds(5)).next == Next::Evict);
+  CHECK(loop.attempts() == 2);
+  step = loop.on_eviction(EvictionResponse::Accepted);
+  CHECK(step.next == Next::PollAfter);
+  CHECK(step.wait == Duration{});
+  step = loop.on_poll(false, kNow + seconds(5));
+  CHECK(step.next == Next::PollAfter);
+  CHECK(step.wait == seconds(1));
+  CHECK(loop.on_poll(true, kNow + seconds(6)).next == Next::Done);
+  PodEvictionLoop gone(std::nullopt);
+  gone.next_try(kNow);
+  CHECK(gone.on_eviction(EvictionResponse::NotFound).next == Next::Done);
+  PodEvictionLoop broken(std::nullopt);
+  broken.next_try(kNow);
+  CHECK(broken.on_eviction(EvictionResponse::OtherError).next == Next::Failed);
+}
+
+TEST_CASE("drain: --timeout fails a pod the budget keeps refusing, or one that never goes",
+          "[k8s-workloads]") {
+  using Next = PodEvictionLoop::Next;
+  const LocalTime deadline = kNow + seconds(12);
+  PodEvictionLoop blocked(deadline);
+  LocalTime t = kNow;
+  int tries = 0;
+  for (Next next = blocked.next_try(t).next; next == Next::Evict; next = blocked.next_try(t).next) {
+    ++tries;
+    REQUIRE(tries < 10);
+    t = t + blocked.on_eviction(EvictionResponse::TooManyRequests).wait;
+  }
+  CHECK(tries == 3);  // at 0, 5 and 10 s; the try at 15 s finds the deadline passed
+  CHECK(blocked.failure() == "global timeout reached");
+  PodEvictionLoop stuck(deadline);
+  stuck.next_try(kNow);
+  stuck.on_eviction(EvictionResponse::Accepted);
+  CHECK(stuck.on_poll(false, kNow + seconds(11)).next == Next::PollAfter);
+  CHECK(stuck.on_poll(false, kNow + seconds(12)).next == Next::Failed);
 }
