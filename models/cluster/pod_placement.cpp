@@ -89,6 +89,9 @@ Resources requested_on(const SchedulingNode& node, const std::vector<ScheduledPo
 std::vector<std::string> filter_node(const PodSchedulingSpec& pod, const SchedulingNode& node,
                                      const std::vector<SchedulingNode>& nodes,
                                      const std::vector<ScheduledPod>& scheduled) {
+  HASIM_ASSERT(pod.requests.milliCpu >= 0 && pod.requests.memoryBytes >= 0);
+  HASIM_ASSERT(std::any_of(nodes.begin(), nodes.end(),
+                           [&node](const SchedulingNode& n) { return n.name == node.name; }));
   // The default profile's filter order; the first plugin that fails decides.
   if (node.unschedulable) return {kUnschedulable};
   if (!node.ready) return {kNotReady};
@@ -147,13 +150,20 @@ std::string fit_error(std::size_t nodeCount, const std::map<std::string, int>& r
 
 Placement place_pod(const PodSchedulingSpec& pod, const std::vector<SchedulingNode>& nodes,
                     const std::vector<ScheduledPod>& scheduled, std::uint64_t draw) {
+  HASIM_ASSERT(
+      std::all_of(pod.preferredAntiAffinity.begin(), pod.preferredAntiAffinity.end(),
+                  [](const AntiAffinityTerm& t) { return t.weight >= 1 && t.weight <= 100; }));
   std::map<std::string, int> reasons;
+  std::size_t failedNodes = 0;
   std::vector<std::size_t> best;
   std::optional<Score> bestScore;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::vector<std::string> failed = filter_node(pod, nodes[i], nodes, scheduled);
     for (const std::string& reason : failed) ++reasons[reason];
-    if (!failed.empty()) continue;
+    if (!failed.empty()) {
+      ++failedNodes;
+      continue;
+    }
     const Score s = score(pod, nodes[i], nodes, scheduled);
     if (!bestScore || s < *bestScore) {
       bestScore = s;
@@ -161,9 +171,12 @@ Placement place_pod(const PodSchedulingSpec& pod, const std::vector<SchedulingNo
     }
     if (s == *bestScore) best.push_back(i);
   }
+  // A Pending pod's message accounts for every node: each failed with at least one reason.
+  HASIM_ASSERT(!best.empty() || failedNodes == nodes.size());
   if (best.empty()) return {std::nullopt, fit_error(nodes.size(), reasons)};
   const std::size_t chosen = best[draw % best.size()];
   HASIM_ASSERT(chosen < nodes.size());
+  HASIM_ASSERT(filter_node(pod, nodes[chosen], nodes, scheduled).empty());
   return {chosen, ""};
 }
 
