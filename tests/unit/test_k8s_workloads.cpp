@@ -10,6 +10,7 @@
 #include "models/cluster/drain.hpp"
 #include "models/cluster/pod_placement.hpp"
 #include "models/cluster/probe_worker.hpp"
+#include "models/cluster/service_endpoints.hpp"
 #include "models/cluster/statefulset_control.hpp"
 
 using namespace hasim;
@@ -615,4 +616,30 @@ TEST_CASE("drain: --timeout fails a pod the budget keeps refusing, or one that n
   stuck.on_eviction(EvictionResponse::Accepted);
   CHECK(stuck.on_poll(false, kNow + seconds(11)).next == Next::PollAfter);
   CHECK(stuck.on_poll(false, kNow + seconds(12)).next == Next::Failed);
+}
+
+// --- Services -------------------------------------------------------------------------------
+
+TEST_CASE("services: the client Service routes to Ready pods, the peer Service lists all",
+          "[k8s-workloads]") {
+  const std::vector<EndpointPod> pods{
+      {"etcd-2", PodPhase::Running, true, true, false},    // ready
+      {"etcd-0", PodPhase::Running, true, false, false},   // bootstrapping: not ready
+      {"etcd-1", PodPhase::Running, true, true, true},     // ready, being deleted
+      {"etcd-3", PodPhase::Pending, false, false, false},  // no IP yet
+      {"etcd-4", PodPhase::Failed, true, false, false},    // terminal
+  };
+  const auto client = service_endpoints(pods, false);
+  REQUIRE(client.size() == 3);
+  CHECK(client[0] == Endpoint{"etcd-0", false, false, false});
+  CHECK(client[1] == Endpoint{"etcd-1", false, true, true});
+  CHECK(client[2] == Endpoint{"etcd-2", true, true, false});
+  CHECK(proxy_targets(client) == std::vector<std::string>{"etcd-2"});
+  CHECK(dns_records(client) == std::vector<std::string>{"etcd-2"});
+  const auto peer = service_endpoints(pods, true);
+  CHECK(dns_records(peer) == std::vector<std::string>{"etcd-0", "etcd-1", "etcd-2"});
+  // With no ready endpoint, kube-proxy falls back to serving terminating ones.
+  const auto draining = service_endpoints({pods[1], pods[2]}, false);
+  CHECK(proxy_targets(draining) == std::vector<std::string>{"etcd-1"});
+  CHECK(dns_records(draining).empty());
 }
