@@ -381,7 +381,7 @@ TEST_CASE("druid: every consistent observation is classified, deterministically"
             std::find(kDruidPriority.begin(), kDruidPriority.end(), cases[i]) -
             kDruidPriority.begin());
         RC_ASSERT(at < kDruidPriority.size());
-        RC_ASSERT(i == 0 || at > last);
+        RC_ASSERT((i == 0 || at > last));
         last = at;
         RC_ASSERT(matches(cases[i], o));
         RC_ASSERT(action(cases[i], o).from == cases[i]);  // every matching row has an action
@@ -581,10 +581,14 @@ TEST_CASE("init: every consistent observation is classified, deterministically",
     RC_ASSERT(!cases.empty());
     RC_ASSERT(classify(o) == cases);
     const bool unclassified = cases.front() == InitCase::Unclassified;
-    RC_ASSERT(!unclassified || cases.size() == 1U);
+    // Whole conditions in parentheses: RC_ASSERT captures the left operand, and an
+    // overloaded || would evaluate cases[1] even when there is no second case.
+    RC_ASSERT((!unclassified || cases.size() == 1U));
     RC_ASSERT(cases.size() <= 2U);  // the only overlaps: fresh bootstrap with recovery
-    RC_ASSERT(cases.size() == 1U || cases[1] == InitCase::NonQuorateFirstMemberInvalidData ||
-              cases[1] == InitCase::NonQuorateFollowingMemberInvalidData);
+    const bool overlapIsRecovery =
+        cases.size() == 1U || cases[1] == InitCase::NonQuorateFirstMemberInvalidData ||
+        cases[1] == InitCase::NonQuorateFollowingMemberInvalidData;
+    RC_ASSERT(overlapIsRecovery);
     for (std::size_t i = 1; i < cases.size(); ++i) {
       const auto rank = [](InitCase c) {
         return std::find(kInitPriority.begin(), kInitPriority.end(), c) - kInitPriority.begin();
