@@ -53,8 +53,9 @@ struct KvRequest final : MessageBody {
   mvcc::AlarmRequest alarm;  // op alarm: GET, or DEACTIVATE of one member's alarm
 };
 
-// etcdserverpb.ResponseHeader (cluster_id left out).
+// etcdserverpb.ResponseHeader.
 struct ResponseHeader {
+  std::uint64_t cluster_id = 0;  // EtcdMember: its cluster's (member.hpp bootstrap_cluster_id)
   std::uint64_t member_id = 0;
   std::uint64_t raft_term = 0;
   std::int64_t revision = 0;
@@ -101,7 +102,9 @@ struct KvWatchResponse final : MessageBody {
 // What `etcdctl endpoint status` shows of a member (etcdserverpb StatusResponse;
 // server/etcdserver/api/v3rpc/maintenance.go Status).
 struct KvStatus {
-  std::uint64_t member_id = 0;
+  std::uint64_t member_id = 0;   // the raft ID
+  std::uint64_t cluster_id = 0;  // the header's: etcd-backup-restore's member Lease reads it
+  bool is_learner = false;       // StatusResponse.IsLearner (etcd >= 3.4): cluster.IsLearner()
   std::uint64_t leader = 0;  // 0: none known
   std::uint64_t raft_term = 0;
   std::uint64_t raft_index = 0;  // committed

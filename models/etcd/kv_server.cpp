@@ -390,6 +390,7 @@ void KvServer::reply(KvOutbox& out, ProcessId to, std::shared_ptr<KvResponse> r)
 
 ResponseHeader KvServer::header() const {
   ResponseHeader h;
+  h.cluster_id = clusterId_;
   h.member_id = config_.member_id;
   h.raft_term = node_ == nullptr ? 0 : node_->basic_status().hardState.term;
   h.revision = store_.current_revision();
@@ -428,6 +429,8 @@ void KvServer::on_status(ProcessId from, const KvStatusRequest& request, KvOutbo
 KvStatus KvServer::status() const {
   KvStatus s;
   s.member_id = config_.member_id;
+  s.cluster_id = clusterId_;
+  s.is_learner = isLearner_;
   s.leader = lead_;
   if (node_ != nullptr) {
     const raft::BasicStatus st = node_->basic_status();

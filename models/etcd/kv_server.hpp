@@ -136,6 +136,12 @@ class KvServer {
 
   explicit KvServer(KvServerConfig config);
   void set_node(raft::RawNode* node) { node_ = node; }
+  // What the member's applied membership says of it: its cluster's ID (response headers)
+  // and whether it is a learner (Status).
+  void set_membership(std::uint64_t cluster_id, bool is_learner) {
+    clusterId_ = cluster_id;
+    isLearner_ = is_learner;
+  }
   // Seeds request ids from the member's wall clock when it starts (idutil.NewGenerator).
   void seed_ids(LocalTime wall_now);
 
@@ -253,6 +259,8 @@ class KvServer {
   Duration defragTook_{};
   std::uint64_t defragSeq_ = 0;
   std::vector<Read> stalledReads_;
+  std::uint64_t clusterId_ = 0;
+  bool isLearner_ = false;
   std::vector<std::pair<ProcessId, std::uint64_t>> stalledStatus_;  // (client, client_id)
   std::vector<std::pair<ProcessId, std::uint64_t>> stalledSnapshots_;  // (client, client_id)
 };

@@ -46,7 +46,11 @@ EtcdMember::EtcdMember(EtcdConfig config, raft::PeerId id)
       id_(id),
       kv_(KvServerConfig{id, config_.electionTimeout, config_.quotaBackendBytes,
                          config_.defragBytesPerSecond}) {
-  HASIM_ASSERT(id_ >= 1 && id_ <= config_.members.size() + config_.standby.size());
+  // An ID beyond members and standby is one a client added at runtime: only the address
+  // book knows where it is.
+  HASIM_ASSERT(id_ >= 1 &&
+               (id_ <= config_.members.size() + config_.standby.size() ||
+                (config_.directory != nullptr && config_.directory->address(id_).has_value())));
   HASIM_ASSERT(config_.heartbeatInterval.ns > 0);
   HASIM_ASSERT(config_.tick_interval().ns > 0);
   HASIM_ASSERT(config_.election_ticks() > 1);
@@ -90,9 +94,8 @@ void EtcdMember::start_member(Env& env) {
   client_ = env.tag_space("client");
   removal_ = env.tag_space("member-removal");
   kvTimers_ = env.tag_space("kv");
-  for (const std::string& member : config_.members) peers_.push_back(env.process(member));
-  for (const std::string& member : config_.standby) peers_.push_back(env.process(member));
   if (config_.directory == nullptr) config_.directory = std::make_shared<MemberDirectory>();
+  resolve_peers(env);
   api_ = std::make_unique<MemberApi>(id_, config_.directory);
   if (refuses_to_start(env)) return;
   recover(env);
@@ -207,7 +210,7 @@ void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message
     const auto* request = message_as<MemberRequest>(*message);
     // connection-closed: rafthttp redials; raft needs nothing.
     if (request == nullptr) return;
-    on_member_request(env, *request);
+    on_member_request(env, from, *request);
     pump(env);
     return;
   }
@@ -352,9 +355,16 @@ void EtcdMember::send_vote_requests(Env& env, std::vector<raft::Message>& messag
 // Sends the messages and empties the vector (its capacity goes back to raft: recycle).
 void EtcdMember::send(Env& env, std::vector<raft::Message>& messages) {
   for (raft::Message& m : messages) {
-    HASIM_ASSERT(m.to >= 1 && m.to <= peers_.size());
     const raft::PeerId to = m.to;
     const bool snapshot = m.type == raft::MessageType::MsgSnap;
+    HASIM_ASSERT(to >= 1);
+    // The cached address: two compares per message; only an ID added later asks further.
+    if ((to > peers_.size() || peers_[to - 1] == kUnresolved) && !resolve_peer(to)) [[unlikely]] {
+      // rafthttp Transport.Send: "ignored message send request; unknown remote peer
+      // target". raft hears a snapshot failed, so it probes again once an address exists.
+      if (snapshot) node_->report_snapshot(to, raft::SnapshotStatus::SnapshotFailure);
+      continue;
+    }
     if (snapshot && applies_stalled()) {
       // etcd merges a MsgSnap in applyAll (msgSnapC), behind the defragmentation: raft
       // hears it failed and probes again later.
@@ -380,10 +390,12 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
       HASIM_ASSERT(cc.has_value());
       confState_ = node_->apply_conf_change(*cc);
       conf_change_applied(env, *cc);
+      update_kv_membership();
     } else if (e.type == raft::EntryType::EntryConfChangeV2) {
       const auto cc = raft::unmarshal_conf_change_v2(e.data);
       HASIM_ASSERT(cc.has_value());
       confState_ = node_->apply_conf_change(*cc);
+      update_kv_membership();
     } else if (!e.data.empty()) {
       (void)kv_.apply(e.data, kvOut_);  // an encoded request, or the rate's opaque data
       stateHash_ = fnv1a_word(fnv1a_word(stateHash_, e.index), entry_payload_hash(e));
@@ -409,7 +421,7 @@ void EtcdMember::apply(Env& env, const std::vector<raft::Entry>& entries) {
                                    {"hash", i64(stateHash_)},
                                    {"rev", kv_.store().current_revision()}});
   }
-  api_->directory().mark_started(id_);  // etcd's publish: the member applies, so it has started
+  if (!published_) publish();  // etcd's publish: the member applies, so it has started
 }
 
 void EtcdMember::install(const raft::Snapshot& snapshot) {
@@ -425,6 +437,7 @@ void EtcdMember::install(const raft::Snapshot& snapshot) {
   }
   if (data.size() > hashBytes) kv_.restore(data.substr(hashBytes));
   kv_.applied_to(applied_, kvOut_);
+  update_kv_membership();
 }
 
 std::string EtcdMember::state_machine_data() const {

@@ -56,7 +56,15 @@ struct EtcdConfig {
   // members': they start empty, outside the configuration (models/etcd/membership.hpp).
   std::vector<std::string> standby;
   // The cluster's member list, shared by the members of one world; null: the member's own.
+  // With addresses (MemberDirectory::set_address), a member reaches each peer at its
+  // address rather than by the "node/etcd" above, so a peer re-created on another node is
+  // still reached, and a member may have an ID beyond members and standby (one a client
+  // added at runtime: it starts empty, like a standby one).
   std::shared_ptr<MemberDirectory> directory;
+  // --name: what the member publishes when it starts (server.go publishV3), which member
+  // list shows; under etcd-druid the pod's name, which the sidecar looks for (etcd-backup-
+  // restore IsMemberInCluster). Empty: the process part of its "node/name" above.
+  std::string name;
   // The data directory was lost (a disk loss) since the member first ran: set per start.
   bool dataDirLost = false;
   Duration heartbeatInterval = milliseconds(100);  // --heartbeat-interval: one tick
@@ -108,6 +116,15 @@ struct RaftMessage final : MessageBody {
 // Every member bootstraps from this snapshot (index 1, term 1, every member a voter), the
 // configuration etcd's initial cluster gives raft.
 raft::Snapshot bootstrap_snapshot(std::size_t members);
+
+// The cluster ID a member of the scenario's bootstrap cluster reports (Status, response
+// headers). Its WAL and peer messages carry 0 for it (RaftMessage::cluster), so that runs
+// keep their bytes; but etcd's cluster ID is never 0 (membership/cluster.go genID: the
+// first 8 bytes of a SHA-1 over the sorted member IDs, which hash --initial-cluster-token
+// among others), and etcd-druid compares the IDs its sidecars write into the member Leases
+// ("<memberID>:<clusterID>:<role>"). hasim's: FNV-1a over druid's token "etcd-cluster" and
+// the member IDs 1..members, never 0. A restored cluster reports its own (nonzero) ID.
+std::uint64_t bootstrap_cluster_id(std::size_t members);
 
 class EtcdMember final : public Process {
  public:
@@ -172,7 +189,20 @@ class EtcdMember final : public Process {
   // The member API and the rest of etcd's membership handling (member_membership.cpp).
   bool standby() const { return id_ > config_.members.size(); }
   bool refuses_to_start(Env& env);
-  void on_member_request(Env& env, const MemberRequest& request);
+  void on_member_request(Env& env, ProcessId from, const MemberRequest& request);
+  // A client's member API call (member_clients.cpp).
+  void serve_member_client(Env& env, ProcessId from, const MemberRequest& request);
+  void forward_member_request(Env& env, ProcessId client, const MemberRequest& request);
+  std::vector<MemberInfo> member_list() const;
+  bool is_learner() const;
+  std::uint64_t reported_cluster_id() const;
+  void update_kv_membership() { kv_.set_membership(reported_cluster_id(), is_learner()); }
+  std::string published_name() const;
+  void publish();
+  // Peers' processes (member_clients.cpp): peers_ caches them by raft ID - 1; a miss
+  // (an ID added later) asks the directory.
+  void resolve_peers(Env& env);
+  bool resolve_peer(raft::PeerId id);
   void conf_change_applied(Env& env, const raft::ConfChange& cc);
   raft::Snapshot merged_snapshot();
 
@@ -182,7 +212,10 @@ class EtcdMember final : public Process {
   std::unique_ptr<raft::RawNode> node_;
   TagSpace ticks_, io_, client_;
   Phase phase_ = Phase::idle;
-  std::vector<ProcessId> peers_;    // by raft ID - 1
+  // By raft ID - 1, kUnresolved where no address is known (yet).
+  static constexpr ProcessId kUnresolved = ~ProcessId{0};
+  std::vector<ProcessId> peers_;
+  bool published_ = false;  // this incarnation applied an entry: it has started (publish)
   // Disk operations issued and not yet completed: the Ready's, the snapshot's.
   std::uint64_t pending_ready_ = 0;
   std::uint64_t pending_snapshot_ = 0;

@@ -45,9 +45,11 @@ bool EtcdMember::refuse_cluster(Env& env, const RaftMessage& message) {
   return true;
 }
 
-void EtcdMember::on_member_request(Env& env, const MemberRequest& request) {
+void EtcdMember::on_member_request(Env& env, ProcessId from, const MemberRequest& request) {
   HASIM_ASSERT(api_ != nullptr && node_ != nullptr);
-  api_->handle(env, *node_, request);
+  // The scenario's requests (posted by the world to the member that leads) as before.
+  if (request.client_id == 0) return api_->handle(env, *node_, request);
+  serve_member_client(env, from, request);
 }
 
 // etcd's applyConfChange: after raft's ApplyConfChange, the member list changes; a member

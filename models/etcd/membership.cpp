@@ -35,8 +35,34 @@ std::string_view member_op_name(MemberOp op) {
       return "member-remove";
     case MemberOp::move_leader:
       return "move-leader";
+    case MemberOp::list:
+      return "member-list";
   }
   return "member-op";
+}
+
+void MemberDirectory::set_address(raft::PeerId id, ProcessId process) {
+  HASIM_ASSERT(id != 0);
+  const auto [it, inserted] = addresses_.emplace(id, process);
+  HASIM_ASSERT((inserted || it->second == process) && "a member's address is set once");
+  note_id(id);
+}
+
+std::optional<ProcessId> MemberDirectory::address(raft::PeerId id) const {
+  const auto it = addresses_.find(id);
+  if (it == addresses_.end()) return std::nullopt;
+  return it->second;
+}
+
+void MemberDirectory::set_name(raft::PeerId id, std::string name) {
+  HASIM_ASSERT(id != 0);
+  names_[id] = std::move(name);
+  note_id(id);
+}
+
+std::string MemberDirectory::name(raft::PeerId id) const {
+  const auto it = names_.find(id);
+  return it == names_.end() ? std::string() : it->second;
 }
 
 std::optional<std::string_view> learner_not_ready(const raft::Status& status, raft::PeerId id) {
@@ -124,11 +150,15 @@ MemberApi::MemberApi(raft::PeerId self, std::shared_ptr<MemberDirectory> directo
   HASIM_ASSERT(self_ != 0 && directory_ != nullptr);
 }
 
-void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& request) {
+void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& request,
+                       ProcessId client) {
+  HASIM_ASSERT(request.op != MemberOp::list);  // served by the member (member_clients.cpp)
   const raft::Status st = node.status();
   if (request.op == MemberOp::move_leader)
-    return move_leader(env, node, st, request.target, request);
-  if (auto refusal = check(env, st, request)) return answer(env, request, request.target, *refusal);
+    return move_leader(env, node, st, request.target, request, client);
+  if (auto refusal = check(env, st, request)) {
+    return answer(env, request, client, request.target, *refusal);
+  }
   raft::ConfChange cc;
   cc.nodeId = request.target;
   switch (request.op) {
@@ -143,10 +173,11 @@ void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& reque
       cc.type = raft::ConfChangeType::ConfChangeRemoveNode;
       break;
     case MemberOp::move_leader:
+    case MemberOp::list:
       break;
   }
   const raft::RaftError err = node.propose_conf_change(raft::ConfChangeI{cc});
-  answer(env, request, request.target,
+  answer(env, request, client, request.target,
          err == raft::RaftError::Ok ? std::string_view("ok") : raft::error_text(err));
 }
 
@@ -169,6 +200,7 @@ std::optional<std::string_view> MemberApi::check(Env& env, const raft::Status& s
     case MemberOp::remove:
       return check_remove(env, st, id);
     case MemberOp::move_leader:
+    case MemberOp::list:
       return std::nullopt;
   }
   return std::nullopt;
@@ -207,26 +239,40 @@ std::optional<std::string_view> MemberApi::check_remove(Env& env, const raft::St
 }
 
 void MemberApi::move_leader(Env& env, raft::RawNode& node, const raft::Status& st,
-                            raft::PeerId target, const MemberRequest& request) {
+                            raft::PeerId target, const MemberRequest& request, ProcessId client) {
   // etcdctl move-leader asks the leader (maintenance.go MoveLeader: ErrNotLeader elsewhere).
-  if (st.progress.empty()) return answer(env, request, target, member_error::kNotLeader);
+  if (st.progress.empty()) return answer(env, request, client, target, member_error::kNotLeader);
   if (target == 0) target = most_caught_up_voter(st, self_);
   if (target == 0 || voters_of(st).count(target) == 0) {
-    return answer(env, request, target, member_error::kBadLeaderTransferee);
+    return answer(env, request, client, target, member_error::kBadLeaderTransferee);
   }
   node.transfer_leader(target);
   transferee_ = target;
   transferStart_ = env.monotonic_now();
-  answer(env, request, target, "ok");
+  answer(env, request, client, target, "ok");
 }
 
-void MemberApi::answer(Env& env, const MemberRequest& request, raft::PeerId target,
-                       std::string_view result) {
+void MemberApi::answer(Env& env, const MemberRequest& request, ProcessId client,
+                       raft::PeerId target, std::string_view result,
+                       std::vector<MemberInfo> members) {
   const bool ok = result == "ok";
   if (request.reply) {
     request.reply->ok = ok;
     request.reply->error = ok ? std::string() : std::string(result);
   }
+  if (request.client_id != 0) {
+    auto response = std::make_shared<MemberResponse>();
+    response->client_id = request.client_id;
+    response->op = request.op;
+    response->ok = ok;
+    response->error = ok ? std::string() : std::string(result);
+    response->member_id = self_;
+    response->target = target;
+    response->members = std::move(members);
+    env.send(client, std::move(response));
+  }
+  // A list changes nothing: only a refused one is traced (the member API's log line).
+  if (request.op == MemberOp::list && ok) return;
   env.trace(trace_kind::kMemberApi, {{"member", i64(self_)},
                                      {"op", std::string(member_op_name(request.op))},
                                      {"target", i64(target)},
@@ -234,6 +280,7 @@ void MemberApi::answer(Env& env, const MemberRequest& request, raft::PeerId targ
 }
 
 bool MemberApi::applied(Env& env, const raft::ConfChange& cc) {
+  directory_->note_id(cc.nodeId);
   if (cc.type == raft::ConfChangeType::ConfChangeRemoveNode) directory_->mark_removed(cc.nodeId);
   env.trace(trace_kind::kConfChange, {{"member", i64(self_)},
                                       {"type", std::string(raft::name(cc.type))},

@@ -15,6 +15,7 @@
 //    its read timeout). etcd's streams carry their own heartbeats, so a follower is connected
 //    to every peer; here a member hears only the peers raft talks to, which for the leader
 //    (where requests go) is every follower.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -47,10 +48,19 @@ inline constexpr std::string_view kMemberNotLearner =
     "membership: can only promote a learner member";
 inline constexpr std::string_view kTooManyLearners =
     "membership: too many learner members in cluster";
+// rpctypes.ErrGRPCNotSupportedForLearner: a learner serves only Status and serializable
+// Range (v3rpc/interceptor.go newUnaryInterceptor, util.go isRPCSupportedForLearner).
+inline constexpr std::string_view kNotSupportedForLearner =
+    "etcdserver: rpc not supported for learner";
+// What a client reads when its call was never served before its deadline (gRPC's
+// codes.DeadlineExceeded, which togRPCError passes through: v3rpc/util.go).
+inline constexpr std::string_view kDeadlineExceeded = "context deadline exceeded";
 }  // namespace member_error
 
-enum class MemberOp : std::uint8_t { add_learner, promote, remove, move_leader };
-std::string_view member_op_name(MemberOp op);  // "member-add-learner", ...
+// `list` is etcdctl member list (Cluster.MemberList), served by any started member from its
+// own applied membership; the others change it.
+enum class MemberOp : std::uint8_t { add_learner, promote, remove, move_leader, list };
+std::string_view member_op_name(MemberOp op);  // "member-add-learner", ..., "member-list"
 
 // What the operator learns back (etcdctl's answer); the scenario's retries read it.
 struct MemberReply {
@@ -58,8 +68,15 @@ struct MemberReply {
   std::string error;  // the last refusal
 };
 
-// An etcdctl request: `member add --learner`, `member promote`, `member remove` or
-// `move-leader`, for raft ID `target` (0 for move-leader: the most caught-up voter).
+// An etcdctl request: `member add --learner`, `member promote`, `member remove`,
+// `move-leader` or `member list`, for raft ID `target` (0 for move-leader: the most
+// caught-up voter; unused by list).
+//  - client_id 0: the scenario's request, posted by the world to the member that leads; it
+//    is answered only through `reply` (and the trace), and never forwarded.
+//  - client_id nonzero: a client's call over the network (an etcd-backup-restore sidecar's
+//    clientv3): answered with a MemberResponse to the sender, as well as through `reply` if
+//    set. Any member serves it (member_clients.cpp): a follower forwards a change to its
+//    leader, once; `reply_to` is then the client the leader answers.
 struct MemberRequest final : MessageBody {
   MemberRequest(MemberOp o, raft::PeerId t, std::shared_ptr<MemberReply> r)
       : op(o), target(t), reply(std::move(r)) {}
@@ -67,19 +84,71 @@ struct MemberRequest final : MessageBody {
   MemberOp op;
   raft::PeerId target;
   std::shared_ptr<MemberReply> reply;
+  std::uint64_t client_id = 0;  // the client's own id for the call, echoed in the response
+  bool forwarded = false;       // sent on by a follower to the leader it knew
+  ProcessId reply_to = 0;       // forwarded: the client the answer goes to
 };
 
-// The cluster's member list as far as the checks need it (see above).
+// etcdserverpb.Member as MemberList shows it (peer and client URLs left out: hasim's are the
+// directory's addresses).
+struct MemberInfo {
+  raft::PeerId id = 0;
+  std::string name;  // empty until the member has started (published its attributes)
+  bool is_learner = false;
+  bool operator==(const MemberInfo&) const = default;
+};
+
+// The answer to a client's MemberRequest (etcdserverpb Member*Response, or the error text).
+struct MemberResponse final : MessageBody {
+  std::string_view type() const override { return "member-response"; }
+  std::uint64_t client_id = 0;
+  MemberOp op = MemberOp::list;
+  bool ok = false;
+  std::string error;                // empty when ok
+  raft::PeerId member_id = 0;       // the answering member (ResponseHeader.member_id)
+  raft::PeerId target = 0;          // the request's target (move-leader: the transferee)
+  std::vector<MemberInfo> members;  // op list: by ID; removed members absent
+};
+
+// The cluster's member list as far as the checks need it (see above), and the address book:
+// where each member is reached. etcd learns a member's peerURLs from the member-add conf
+// change that carries them (membership/cluster.go AddMember); hasim's address is the
+// member's ProcessId, which survives World::move_process (a pod re-created on another node
+// keeps its identity but not its "node/name"). The name is what a member publishes when it
+// starts (server.go publishV3: its --name, the pod's name under etcd-druid).
 class MemberDirectory {
  public:
   bool started(raft::PeerId id) const { return started_.count(id) > 0; }
   bool removed(raft::PeerId id) const { return removed_.count(id) > 0; }
-  void mark_started(raft::PeerId id) { started_.insert(id); }
-  void mark_removed(raft::PeerId id) { removed_.insert(id); }
+  void mark_started(raft::PeerId id) {
+    started_.insert(id);
+    note_id(id);
+  }
+  void mark_removed(raft::PeerId id) {
+    removed_.insert(id);
+    note_id(id);
+  }
+  // An ID's address is set once (etcd's MemberUpdate of peer URLs is not modelled): members
+  // cache what they resolved.
+  void set_address(raft::PeerId id, ProcessId process);
+  std::optional<ProcessId> address(raft::PeerId id) const;
+  void set_name(raft::PeerId id, std::string name);
+  std::string name(raft::PeerId id) const;  // empty if none was published
+  // An ID a configuration uses (the members' and standby IDs, a conf change's node).
+  void note_id(raft::PeerId id) { maxId_ = std::max(maxId_, id); }
+  // The ID for a member added next: one past the largest ever addressed, configured or
+  // seen. etcd draws a member's ID from a hash of its peer URLs, the cluster token and the
+  // time (membership/member.go computeMemberID), so IDs never repeat; hasim's members are
+  // numbered in order (raft IDs index the members' peer vectors), and never reusing an ID
+  // keeps etcd's "membership: ID removed" meaning the same.
+  raft::PeerId next_member_id() const { return maxId_ + 1; }
 
  private:
   std::set<raft::PeerId> started_;
   std::set<raft::PeerId> removed_;
+  std::map<raft::PeerId, ProcessId> addresses_;
+  std::map<raft::PeerId, std::string> names_;
+  raft::PeerId maxId_ = 0;
 };
 
 // etcd's thresholds (server.go, membership/cluster_opts.go, rafthttp/peer.go).
@@ -126,7 +195,12 @@ class MemberApi {
   MemberApi(raft::PeerId self, std::shared_ptr<MemberDirectory> directory);
 
   // A request reached this member: checked, then proposed or refused; traced either way.
-  void handle(Env& env, raft::RawNode& node, const MemberRequest& request);
+  // `client` is where a client's request is answered (MemberRequest::client_id nonzero).
+  void handle(Env& env, raft::RawNode& node, const MemberRequest& request, ProcessId client = 0);
+  // Answers `request` with `result` ("ok" or etcd's error text): the reply object, the
+  // trace, and a client's MemberResponse (with `members`, for list).
+  void answer(Env& env, const MemberRequest& request, ProcessId client, raft::PeerId target,
+              std::string_view result, std::vector<MemberInfo> members = {});
   void heard(raft::PeerId from, LocalTime now) { peers_.heard(from, now); }
   // The member applied `cc`; true if it removed this member (etcd stops it a second later).
   bool applied(Env& env, const raft::ConfChange& cc);
@@ -142,8 +216,7 @@ class MemberApi {
   std::optional<std::string_view> check_remove(Env& env, const raft::Status& st,
                                                raft::PeerId id) const;
   void move_leader(Env& env, raft::RawNode& node, const raft::Status& st, raft::PeerId target,
-                   const MemberRequest& request);
-  void answer(Env& env, const MemberRequest& request, raft::PeerId target, std::string_view result);
+                   const MemberRequest& request, ProcessId client);
 
   raft::PeerId self_;
   std::shared_ptr<MemberDirectory> directory_;
