@@ -277,3 +277,20 @@ TEST_CASE("a sidecar's operation is dropped when it stops, whatever the owner do
   CHECK(pod.world.volume(pod.data).files.at("wal").records == Records{"o"});
   CHECK(pod.world.process_state(pod.owner) == ProcessState::running);  // a crash is per container
 }
+
+TEST_CASE("a sidecar's move alone leaves the pod's emptyDir where it is", "[disk][pod-volumes]") {
+  Pod pod("ssd", VolumeKind::ephemeral);
+  pod.act(1, pod.owner, append("wal", "a"));
+  pod.world.at(at_ms(5), [&] {
+    pod.world.crash(pod.sidecar);
+    pod.world.move_process(pod.sidecar, 1);  // it follows the owner; it carries nothing
+    pod.world.move_process(pod.sidecar, 0);
+    pod.world.restart(pod.sidecar);
+  });
+  const auto owner_read = pod.read_at(6, pod.owner, "wal");
+  const auto sidecar_read = pod.read_at(6, pod.sidecar, "wal");
+  pod.world.run_until(at_ms(7));
+  CHECK(*owner_read == Records{"a"});
+  CHECK(*sidecar_read == Records{"a"});
+  CHECK(pod.world.volume(pod.data).wipes == 0);
+}
