@@ -100,10 +100,10 @@ class Env {
   // True if the timer was pending.
   virtual bool cancel_timer(TimerId timer) = 0;
   virtual DurableStore& durable() = 0;
-  // The volumes mounted into this process (World::add_volume), by name; sim/disk.hpp gives
-  // the semantics. append and fsync complete later, through on_io, with `tag`; they
-  // HASIM_ASSERT that the volume is mounted. read gives what the page cache holds now
-  // (after a restart: what survived); remove deletes a file at once. An Env that mounts
+  // The volumes mounted into this process (World::add_volume, World::share_volume), by name;
+  // sim/disk.hpp gives the semantics. append and fsync complete later, through on_io, with
+  // `tag`; they HASIM_ASSERT that the volume is mounted. read gives what the page cache holds
+  // now (after a restart: what survived); remove deletes a file at once. An Env that mounts
   // nothing (a unit test's) keeps these defaults.
   virtual IoId append(std::string_view volume, std::string_view file, std::string record,
                       std::uint64_t tag) {
@@ -126,6 +126,14 @@ class Env {
   virtual void remove(std::string_view volume, std::string_view file) {
     (void)volume, (void)file;
     HASIM_ASSERT(false && "this Env mounts no volumes");
+  }
+  // The names of the files the volume holds now, in name order: what read() sees (the page
+  // cache), so a file whose every record a power loss took is not listed. A sidecar wipes a
+  // data directory by removing each, and tells an empty one from a populated one.
+  virtual std::vector<std::string> files(std::string_view volume) const {
+    (void)volume;
+    HASIM_ASSERT(false && "this Env mounts no volumes");
+    return {};
   }
   virtual void trace(std::string_view kind, std::initializer_list<TraceField> fields) = 0;
   // Whether an event of `kind` is read by anything (TraceWriter::wants): a model may skip

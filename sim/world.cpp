@@ -77,6 +77,15 @@ class World::ProcessEnv final : public Env {
     const VolumeSlot& v = world_.volumes_[world_.mounted(id_, volume)];
     world_.disks_[v.disk].disk.remove(v.index, file);
   }
+  std::vector<std::string> files(std::string_view volume) const override {
+    check_active();
+    std::vector<std::string> names;
+    // The map is in name order; an empty file is one read() cannot tell from none.
+    for (const auto& [name, file] : world_.volume(world_.mounted(id_, volume)).files) {
+      if (!file.records.empty()) names.push_back(name);
+    }
+    return names;
+  }
   void trace(std::string_view kind, std::initializer_list<TraceField> fields) override {
     check_active();
     world_.trace_process(id_, kind, fields);

@@ -87,16 +87,25 @@ class World {
   ProcessId add_process(NodeId node, std::string name, ProcessFactory factory,
                         StartPolicy policy = StartPolicy::with_node);
   // Disks (sim/disk.hpp; sim/world_disks.cpp). A node has the disks added here; a volume is
-  // mounted into one process (its pod's container), which names it in Env::append etc.
+  // mounted into its owner (a pod's container) and any process it is shared with (the pod's
+  // other containers), which name it in Env::append etc.
   void add_disk(NodeId node, std::string name, DiskParams params);
   // A network block device in a zone (a cloud PersistentVolume: EBS, a PD): it holds one
   // volume, attaches to whichever node of its zone the volume's owner runs on, survives that
   // node's failure and disk loss, and loses only its page cache with the node's power.
   void add_network_disk(std::string zone, std::string name, DiskParams params);
   VolumeId add_volume(ProcessId owner, std::string name, std::string_view disk, VolumeKind kind);
+  // Mounts `volume` into `process` too: another container of its owner's pod (etcd-druid's
+  // backup-restore sidecar beside etcd), on the owner's node, mounting no other volume of that
+  // name. Both then name it in Env::append etc. and see the same files; each operation's
+  // completion goes to the process that issued it.
+  void share_volume(VolumeId volume, ProcessId process);
   // Places a stopped process on another node (a pod re-created on another node). Its
   // volumes follow: a network disk re-attaches (same zone only), an emptyDir starts empty
   // on the new node's disk of the same name; a local persistent volume cannot move.
+  // A pod is moved by moving each of its containers, stopped, to the same node: the owner's
+  // move carries the volumes (its sharers must be stopped), a sharer's move changes nothing
+  // of them, and a container may use a volume only while on the node it is attached to.
   void move_process(ProcessId process, NodeId to);
   void at(TrueTime when, std::function<void()> action);
   Network& network() { return network_; }
@@ -135,13 +144,13 @@ class World {
   void slow_disk(NodeId node, std::string_view disk, std::int64_t factor);
   // While full, every append fails with ENOSPC.
   void disk_full(NodeId node, std::string_view disk, bool full);
-  // The process's pod is deleted: it is killed (its supervisor is not told: nothing restarts
-  // a deleted pod but its controller, here a later restart) and its ephemeral and memory
-  // volumes are wiped.
+  // The process's pod is deleted: its containers (pod_containers) are killed in id order
+  // (their supervisor is not told: nothing restarts a deleted pod but its controller, here a
+  // later restart of each) and its ephemeral and memory volumes are wiped.
   void delete_pod(ProcessId process);
-  // An operator's offline tool rewrote a volume while its owner was stopped (etcdutl snapshot
-  // restore): its files are now `files` (name -> records), all synced. Untraced: the caller
-  // traces what it did.
+  // An operator's offline tool rewrote a volume while every process mounting it was stopped
+  // (etcdutl snapshot restore): its files are now `files` (name -> records), all synced.
+  // Untraced: the caller traces what it did.
   void replace_volume_files(VolumeId volume,
                             const std::map<std::string, std::vector<std::string>>& files);
   void drop_connections(NodeId node);
@@ -179,8 +188,12 @@ class World {
   bool reachable(NodeId from, NodeId to) const;
   bool is_up(NodeId node) const { return nodes_.at(node).up; }
   const DurableStore& durable(ProcessId process) const { return processes_.at(process).durable; }
-  std::optional<VolumeId> find_volume(ProcessId owner, std::string_view name) const;
-  bool mounts_volume(ProcessId process) const;
+  // The volume `process` mounts under `name`, as its owner or a sharer.
+  std::optional<VolumeId> find_volume(ProcessId process, std::string_view name) const;
+  bool mounts_volume(ProcessId process) const;  // as owner or sharer
+  // The containers of `process`'s pod as far as the World knows them: it and every process
+  // linked to it by a shared volume, in id order.
+  std::vector<ProcessId> pod_containers(ProcessId process) const;
   const Volume& volume(VolumeId volume) const;
   std::vector<std::string> disk_names(NodeId node) const;
 
@@ -237,6 +250,7 @@ class World {
     std::size_t disk = 0;  // into disks_
     VolumeIndex index = 0;
     ProcessId owner = 0;
+    std::vector<ProcessId> sharers{};  // share_volume: the pod's other containers, in id order
   };
   struct PendingIo {
     ProcessId process = 0;
@@ -270,7 +284,11 @@ class World {
   std::vector<TraceField> flight_fields(const Flight& flight) const;  // from, to, msg
   void drop_unreachable_connections();
   // Disks (sim/world_disks.cpp).
+  // Asserts that `process` mounts `volume` and is on the node it is attached to.
   VolumeId mounted(ProcessId process, std::string_view volume) const;
+  bool mounts(VolumeId volume, ProcessId process) const;   // as owner or sharer
+  std::vector<ProcessId> mounters(VolumeId volume) const;  // owner and sharers, in id order
+  NodeId attached_node(VolumeId volume) const;             // a network disk's: its owner's node
   IoId issue_io(ProcessId process, std::string_view volume, IoOp op, std::string file,
                 std::string record, std::uint64_t tag);
   void complete_io(IoId io);

@@ -43,6 +43,21 @@ VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view d
   return static_cast<VolumeId>(volumes_.size() - 1);
 }
 
+void World::share_volume(VolumeId volume, ProcessId process) {
+  HASIM_ASSERT(volume < volumes_.size());
+  HASIM_ASSERT(process < processes_.size());
+  const ProcessId owner = volumes_[volume].owner;
+  HASIM_ASSERT(process != owner && "the owner mounts its volume already");
+  HASIM_ASSERT(processes_[process].node == processes_[owner].node &&
+               "a pod's containers run on one node");
+  const std::string name = World::volume(volume).name;
+  HASIM_ASSERT(!find_volume(process, name).has_value());
+  std::vector<ProcessId>& sharers = volumes_[volume].sharers;
+  // In id order: whoever walks the mounters (disk loss, pod deletion) kills them in that order.
+  sharers.insert(std::lower_bound(sharers.begin(), sharers.end(), process), process);
+  HASIM_ASSERT(find_volume(process, name) == volume);
+}
+
 std::size_t World::disk_index(NodeId node, std::string_view disk) const {
   for (std::size_t d = 0; d < disks_.size(); ++d) {
     if (disks_[d].node == node && disks_[d].disk.name() == disk) return d;
@@ -54,17 +69,65 @@ std::size_t World::disk_index(NodeId node, std::string_view disk) const {
   return 0;
 }
 
-std::optional<VolumeId> World::find_volume(ProcessId owner, std::string_view name) const {
+std::optional<VolumeId> World::find_volume(ProcessId process, std::string_view name) const {
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
     const VolumeSlot& slot = volumes_[v];
-    if (slot.owner == owner && disks_[slot.disk].disk.volume(slot.index).name == name) return v;
+    if (mounts(v, process) && disks_[slot.disk].disk.volume(slot.index).name == name) return v;
   }
   return std::nullopt;
 }
 
+bool World::mounts(VolumeId volume, ProcessId process) const {
+  const VolumeSlot& slot = volumes_[volume];
+  return slot.owner == process ||
+         std::binary_search(slot.sharers.begin(), slot.sharers.end(), process);
+}
+
+std::vector<ProcessId> World::mounters(VolumeId volume) const {
+  const VolumeSlot& slot = volumes_.at(volume);
+  std::vector<ProcessId> all = slot.sharers;
+  all.insert(std::lower_bound(all.begin(), all.end(), slot.owner), slot.owner);
+  HASIM_ASSERT(std::is_sorted(all.begin(), all.end()));
+  return all;
+}
+
 bool World::mounts_volume(ProcessId process) const {
-  return std::any_of(volumes_.begin(), volumes_.end(),
-                     [process](const VolumeSlot& v) { return v.owner == process; });
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (mounts(v, process)) return true;
+  }
+  return false;
+}
+
+std::vector<ProcessId> World::pod_containers(ProcessId process) const {
+  HASIM_ASSERT(process < processes_.size());
+  // The closure over shared volumes (a sidecar that shares two of the owner's volumes, or owns
+  // one the owner shares): small, so a sweep until nothing is added.
+  std::vector<bool> in(processes_.size(), false);
+  in[process] = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (VolumeId v = 0; v < volumes_.size(); ++v) {
+      const std::vector<ProcessId> all = mounters(v);
+      if (std::none_of(all.begin(), all.end(), [&in](ProcessId p) { return in[p]; })) continue;
+      for (ProcessId p : all) {
+        grew = grew || !in[p];
+        in[p] = true;
+      }
+    }
+  }
+  std::vector<ProcessId> pod;
+  for (ProcessId p = 0; p < processes_.size(); ++p) {
+    if (in[p]) pod.push_back(p);
+  }
+  HASIM_ASSERT(std::binary_search(pod.begin(), pod.end(), process));
+  return pod;
+}
+
+NodeId World::attached_node(VolumeId volume) const {
+  const VolumeSlot& slot = volumes_.at(volume);
+  const NodeId node = disks_[slot.disk].node;
+  // A network disk attaches to the node its owner runs on (move_process of the owner).
+  return node == kNoNode ? processes_[slot.owner].node : node;
 }
 
 const Volume& World::volume(VolumeId volume) const {
@@ -83,6 +146,9 @@ std::vector<std::string> World::disk_names(NodeId node) const {
 VolumeId World::mounted(ProcessId process, std::string_view volume) const {
   const auto found = find_volume(process, volume);
   HASIM_ASSERT(found.has_value() && "the process names a volume it does not mount");
+  // A sharer moved apart from its owner (a pod half moved) must not reach the volume.
+  HASIM_ASSERT(processes_[process].node == attached_node(*found) &&
+               "a container uses its pod's volumes only on the node they are attached to");
   return *found;
 }
 
@@ -134,6 +200,7 @@ void World::power_loss(NodeId node) {
   // device, and lose the page cache that was in the node's RAM.
   std::vector<bool> affected(disks_.size(), false);
   for (std::size_t d = 0; d < disks_.size(); ++d) affected[d] = disks_[d].node == node;
+  // The owner's node is the attachment: its sharers are on it too (share_volume, move_process).
   for (const VolumeSlot& v : volumes_) {
     if (disks_[v.disk].node == kNoNode && processes_[v.owner].node == node) affected[v.disk] = true;
   }
@@ -157,18 +224,26 @@ void World::wipe_volume(VolumeId volume) {
 void World::replace_volume_files(VolumeId volume,
                                  const std::map<std::string, std::vector<std::string>>& files) {
   const VolumeSlot& slot = volumes_.at(volume);
-  HASIM_ASSERT(processes_.at(slot.owner).state == ProcessState::stopped);
+  // Sharers too: a sidecar still running would see its files change under it.
+  for (ProcessId p : mounters(volume)) HASIM_ASSERT(processes_[p].state == ProcessState::stopped);
   disks_[slot.disk].disk.replace_files(slot.index, files);
 }
 
 void World::disk_loss(NodeId node, std::string_view disk) {
   const std::size_t d = disk_index(node, disk);
   trace_world(trace_kind::kDiskLoss, nodes_.at(node).name, {{"disk", std::string(disk)}});
-  // Every process with a volume on the disk dies of its I/O errors; the rest run on.
+  // Every process with a volume on the disk, owner or sharer, dies of its I/O errors; the rest
+  // run on. Killed in id order (a kill is traced), then the volumes are wiped (untraced).
+  std::vector<ProcessId> doomed;
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
     if (volumes_[v].disk != d) continue;
-    kill(volumes_[v].owner, "disk-loss", false);
-    wipe_volume(v);
+    for (ProcessId p : mounters(v)) doomed.push_back(p);
+  }
+  std::sort(doomed.begin(), doomed.end());
+  doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
+  for (ProcessId p : doomed) kill(p, "disk-loss", false);
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (volumes_[v].disk == d) wipe_volume(v);
   }
 }
 
@@ -198,6 +273,7 @@ void World::move_process(ProcessId process, NodeId to) {
   // Kept in id order: a node's processes start and stop in the order they were added.
   std::vector<ProcessId>& onto = nodes_[to].processes;
   onto.insert(std::lower_bound(onto.begin(), onto.end(), process), process);
+  // Only the owner carries its volumes; a sharer follows by being moved to the same node.
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
     if (volumes_[v].owner == process) rehome_volume(v, to);
   }
@@ -207,6 +283,8 @@ void World::move_process(ProcessId process, NodeId to) {
 
 void World::rehome_volume(VolumeId volume, NodeId to) {
   VolumeSlot& slot = volumes_.at(volume);
+  // The pod moves whole: a running sharer's pending operation would land on the moved volume.
+  for (ProcessId p : slot.sharers) HASIM_ASSERT(processes_[p].state == ProcessState::stopped);
   const DiskSlot& disk = disks_[slot.disk];
   if (disk.node == kNoNode) {
     HASIM_ASSERT(disk.zone == nodes_[to].zone && "a zonal volume attaches only in its zone");
@@ -228,15 +306,18 @@ void World::rehome_volume(VolumeId volume, NodeId to) {
 
 void World::delete_pod(ProcessId process) {
   HASIM_ASSERT(process < processes_.size());
+  // The whole pod goes, whichever container is named: its containers share the volumes, so
+  // none may run on (or keep) an emptyDir that is gone. Alone, a process is its own pod.
+  const std::vector<ProcessId> pod = pod_containers(process);
   std::int64_t wiped = 0;
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
-    if (volumes_[v].owner != process) continue;
+    if (!std::binary_search(pod.begin(), pod.end(), volumes_[v].owner)) continue;
     if (volume(v).kind == VolumeKind::persistent) continue;  // the claim outlives the pod
     wipe_volume(v);
     ++wiped;
   }
   trace_process(process, trace_kind::kPodDelete, {{"volumes_wiped", wiped}});
-  kill(process, "pod-delete", false);
+  for (ProcessId p : pod) kill(p, "pod-delete", false);
 }
 
 }  // namespace hasim

@@ -1,4 +1,6 @@
 // Fault injection: every fault is an explicit, traced step applied at now().
+#include <algorithm>
+
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 #include "sim/world.hpp"
@@ -151,8 +153,17 @@ void World::drop_unreachable_connections() {
 void World::disk_loss(NodeId node) {
   NodeSlot& slot = nodes_.at(node);
   trace_world(trace_kind::kDiskLoss, slot.name, {});
+  // The node's processes, and whoever else mounts a volume on its disks (a sharer moved off
+  // ahead of its owner), in id order: every process that loses a volume dies of it.
+  std::vector<ProcessId> doomed = slot.processes;
+  for (VolumeId v = 0; v < volumes_.size(); ++v) {
+    if (disks_[volumes_[v].disk].node != node) continue;
+    for (ProcessId p : mounters(v)) doomed.push_back(p);
+  }
+  std::sort(doomed.begin(), doomed.end());
+  doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
+  for (ProcessId process : doomed) kill(process, "disk-loss", false);
   for (ProcessId process : slot.processes) {
-    kill(process, "disk-loss", false);
     processes_[process].durable.entries.clear();
     ++processes_[process].durable.wipes;
   }
