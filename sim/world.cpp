@@ -200,8 +200,8 @@ void World::finish_exit(ProcessId process) {
   const bool terminated = slot.terminating;
   stop(process);
   trace_process(process, trace_kind::kExit, {{"code", static_cast<std::int64_t>(code)}});
-  if (stop_handler_)
-    stop_handler_(process, terminated ? StopReason::terminated : StopReason::exit, code);
+  const StopHandler& handler = stop_handler_of(process);
+  if (handler) handler(process, terminated ? StopReason::terminated : StopReason::exit, code);
 }
 
 RunStats World::run_until(TrueTime end) {

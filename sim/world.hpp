@@ -92,7 +92,8 @@ class World {
   void add_disk(NodeId node, std::string name, DiskParams params);
   // A network block device in a zone (a cloud PersistentVolume: EBS, a PD): it holds one
   // volume, attaches to whichever node of its zone the volume's owner runs on, survives that
-  // node's failure and disk loss, and loses only its page cache with the node's power.
+  // node's failure and disk loss, and loses only its page cache with the node's power. May be
+  // added during the run (a provisioner's); so may a volume of a stopped process.
   void add_network_disk(std::string zone, std::string name, DiskParams params);
   VolumeId add_volume(ProcessId owner, std::string name, std::string_view disk, VolumeKind kind);
   // Mounts `volume` into `process` too: another container of its owner's pod (etcd-druid's
@@ -158,6 +159,10 @@ class World {
   // killed (SIGKILL, traced as a crash with reason "grace-period").
   void terminate(ProcessId process, Duration grace);
   void set_stop_handler(StopHandler handler) { stop_handler_ = std::move(handler); }
+  // The supervisor of one process instead of the world's stop handler: a pod's containers
+  // are restarted by their own node's kubelet, with the pod's restart policy and back-off,
+  // not by the static-pod kubelet the stop handler stands for.
+  void set_stop_handler(ProcessId process, StopHandler handler);
   // Delivers `message` to `to` at this instant as if sent by itself, for infrastructure the
   // builder wires outside any process (an ideal store waking its watchers). Lost if `to` is
   // not running when it arrives.
@@ -172,6 +177,7 @@ class World {
   std::size_t node_count() const { return nodes_.size(); }
   std::size_t process_count() const { return processes_.size(); }
   const std::string& node_name(NodeId node) const { return nodes_.at(node).name; }
+  const std::string& node_zone(NodeId node) const { return nodes_.at(node).zone; }
   std::optional<NodeId> find_node(std::string_view name) const;
   std::optional<ProcessId> find_process(std::string_view qualified_name) const;
   // A random stream for scenario-level drawing (e.g. an upgrade's timings), named by purpose,
@@ -316,6 +322,12 @@ class World {
   TimerId next_timer_id_ = 1;
   std::optional<ProcessId> active_;
   StopHandler stop_handler_;
+  std::map<ProcessId, StopHandler> process_stop_handlers_;
+  // Wiped emptyDir volumes a moved pod left on a disk (disk index, volume index), reused by
+  // the next volume of the same name and kind moved onto that disk.
+  std::vector<std::pair<std::size_t, VolumeIndex>> left_behind_;
+  // The handler that supervises `process`: its own, else the world's (may be empty).
+  const StopHandler& stop_handler_of(ProcessId process) const;
   bool started_ = false;
 };
 

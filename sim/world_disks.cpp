@@ -20,7 +20,8 @@ void World::add_disk(NodeId node, std::string name, DiskParams params) {
 }
 
 void World::add_network_disk(std::string zone, std::string name, DiskParams params) {
-  HASIM_ASSERT(!started_);
+  // Also during the run: a dynamic provisioner makes a claim's volume when its pod is first
+  // scheduled (WaitForFirstConsumer). Disks are found by index, so adding one moves nothing.
   // Disk names are unique among network disks and apart from every node's disks: a volume
   // names its disk, and a moved volume must find the same one.
   for (const DiskSlot& d : disks_) HASIM_ASSERT(d.disk.name() != name);
@@ -30,8 +31,10 @@ void World::add_network_disk(std::string zone, std::string name, DiskParams para
 
 VolumeId World::add_volume(ProcessId owner, std::string name, std::string_view disk,
                            VolumeKind kind) {
-  HASIM_ASSERT(!started_);
   HASIM_ASSERT(owner < processes_.size());
+  // Before the run, or for a container not running yet (a pod's volume, set up before its
+  // containers start).
+  HASIM_ASSERT(!started_ || processes_[owner].state == ProcessState::stopped);
   HASIM_ASSERT(!find_volume(owner, name).has_value());
   const NodeId node = processes_[owner].node;
   const std::size_t d = disk_index(node, disk);
@@ -293,14 +296,23 @@ void World::rehome_volume(VolumeId volume, NodeId to) {
   const Volume& old = disk.disk.volume(slot.index);
   HASIM_ASSERT(old.kind != VolumeKind::persistent && "a local persistent volume pins its pod");
   // The emptyDir starts empty on the new node's disk of the same name; the old one is wiped
-  // (its pod is gone) and stays behind, empty.
+  // (its pod is gone) and left for the next pod that comes to that node: a pod moving back
+  // and forth takes one volume per node, not one per move.
   const std::string name = old.name;
   const VolumeKind kind = old.kind;
   const std::string diskName = disk.disk.name();
   wipe_volume(volume);
+  left_behind_.push_back({slot.disk, slot.index});
   const std::size_t d = disk_index(to, diskName);
   HASIM_ASSERT(disks_[d].node == to);
   slot.disk = d;
+  for (auto it = left_behind_.begin(); it != left_behind_.end(); ++it) {
+    const Volume& spare = disks_[it->first].disk.volume(it->second);
+    if (it->first != d || spare.name != name || spare.kind != kind) continue;
+    slot.index = it->second;
+    left_behind_.erase(it);
+    return;
+  }
   slot.index = disks_[d].disk.add_volume(name, kind);
 }
 

@@ -19,13 +19,25 @@ std::string describe_cut(const std::vector<DirectedEdge>& cut, const World& worl
 
 void World::crash(ProcessId process, std::string_view reason) { kill(process, reason, true); }
 
+void World::set_stop_handler(ProcessId process, StopHandler handler) {
+  HASIM_ASSERT(process < processes_.size());
+  HASIM_ASSERT(handler != nullptr);
+  process_stop_handlers_[process] = std::move(handler);
+}
+
+const StopHandler& World::stop_handler_of(ProcessId process) const {
+  const auto it = process_stop_handlers_.find(process);
+  return it == process_stop_handlers_.end() ? stop_handler_ : it->second;
+}
+
 void World::kill(ProcessId process, std::string_view reason, bool tell_supervisor) {
   if (processes_.at(process).state == ProcessState::stopped) return;
   const bool terminated = processes_[process].terminating;
   stop(process);
   trace_process(process, trace_kind::kCrash, {{"reason", std::string(reason)}});
-  if (tell_supervisor && stop_handler_) {
-    stop_handler_(process, terminated ? StopReason::terminated : StopReason::crash, -1);
+  const StopHandler& handler = stop_handler_of(process);
+  if (tell_supervisor && handler) {
+    handler(process, terminated ? StopReason::terminated : StopReason::crash, -1);
   }
 }
 

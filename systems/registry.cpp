@@ -3,6 +3,7 @@
 
 #include "properties/cloudcore/check.hpp"
 #include "properties/control_plane/check.hpp"
+#include "properties/druid/check.hpp"
 #include "properties/heartbeat/check.hpp"
 #include "properties/journal/check.hpp"
 #include "properties/raft/check.hpp"
@@ -10,6 +11,7 @@
 #include "properties/upgrade_orchestrator/check.hpp"
 #include "scenarios/cloudcore/cloudcore.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/druid/druid.hpp"
 #include "scenarios/etcd/etcd.hpp"
 #include "scenarios/heartbeat/heartbeat.hpp"
 #include "scenarios/journal/journal.hpp"
@@ -46,6 +48,11 @@ const std::vector<System>& systems() {
          "KubeEdge CloudCore hot standby (v1.3, v1.5) over the control plane: CloudCores "
          "electing, a Service following their readiness gates, EdgeCores (models/cloudcore)",
          &cloudcore_scenario_system(), &cloudcore_check_system()},
+        {"etcd-druid",
+         "etcd-druid and etcd-backup-restore over the control plane: an Etcd's StatefulSet "
+         "pods on worker nodes, each an etcd member under etcd-wrapper with its sidecar "
+         "(models/druid, scenarios/workloads)",
+         &druid_scenario_system(), &druid_check_system()},
     };
     for (const System& s : out) {
       HASIM_ASSERT(s.scenario->name == s.name && s.check->name == s.name);

@@ -112,6 +112,12 @@ KvServer::KvServer(KvServerConfig config)
 
 void KvServer::on_request(LocalTime now, ProcessId from, const KvRequest& request, KvOutbox& out) {
   HASIM_ASSERT(node_ != nullptr);
+  // v3rpc/interceptor.go: a learner serves only Status and serializable Range
+  // (util.go isRPCSupportedForLearner).
+  if (isLearner_ && !(request.op == KvOp::range && request.range.serializable)) {
+    refuse(out, from, request, member_error::kNotSupportedForLearner);
+    return;
+  }
   if (request.require_leader && lead_ == raft::None) {
     refuse(out, from, request, kv_error::kNoLeader);
     return;

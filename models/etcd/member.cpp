@@ -306,8 +306,14 @@ void EtcdMember::finish_ready(Env& env) {
     const raft::StorageError err = storage_.apply_snapshot(*rd.snapshot);
     HASIM_ASSERT(err == raft::StorageError::Ok);
     // applySnapshot runs in applyAll, behind a defragmentation like the entries.
-    if (applies_stalled()) stalled_.push_back(StalledApply{*rd.snapshot, {}});
-    else install(*rd.snapshot);
+    if (applies_stalled()) {
+      stalled_.push_back(StalledApply{*rd.snapshot, {}});
+    } else {
+      install(*rd.snapshot);
+      // A learner of an idle cluster applies nothing after the leader's snapshot but its
+      // own published attributes (publishV3's entry): it has started.
+      if (!published_) publish();
+    }
     const raft::SnapshotMetadata& m = rd.snapshot->metadata;
     env.trace(trace_kind::kInstall,
               {{"member", i64(id_)}, {"index", i64(m.index)}, {"term", i64(m.term)}});

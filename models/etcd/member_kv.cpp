@@ -72,7 +72,10 @@ void EtcdMember::resume_applies(Env& env) {
   while (!stalled_.empty()) {
     StalledApply next = std::move(stalled_.front());
     stalled_.pop_front();
-    if (next.snapshot) install(*next.snapshot);
+    if (next.snapshot) {
+      install(*next.snapshot);
+      if (!published_) publish();  // as in finish_ready
+    }
     HASIM_ASSERT(stalledEntries_ >= next.entries.size());
     stalledEntries_ -= next.entries.size();
     apply(env, next.entries);

@@ -177,8 +177,15 @@ void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& reque
       break;
   }
   const raft::RaftError err = node.propose_conf_change(raft::ConfChangeI{cc});
-  answer(env, request, client, request.target,
-         err == raft::RaftError::Ok ? std::string_view("ok") : raft::error_text(err));
+  if (err != raft::RaftError::Ok || client == 0) {
+    return answer(env, request, client, request.target,
+                  err == raft::RaftError::Ok ? std::string_view("ok") : raft::error_text(err));
+  }
+  // server.go configure: a client's call returns once the change is applied; a proposal raft
+  // drops (another change still pending) or loses is never answered, and the client's
+  // deadline ends the call.
+  if (waiters_.size() == kMaxWaiters) waiters_.erase(waiters_.begin());
+  waiters_.push_back(Waiter{cc.type, cc.nodeId, request, client});
 }
 
 std::optional<std::string_view> MemberApi::check(Env& env, const raft::Status& st,
@@ -285,6 +292,13 @@ bool MemberApi::applied(Env& env, const raft::ConfChange& cc) {
   env.trace(trace_kind::kConfChange, {{"member", i64(self_)},
                                       {"type", std::string(raft::name(cc.type))},
                                       {"node", i64(cc.nodeId)}});
+  for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+    if (it->type != cc.type || it->node != cc.nodeId) continue;
+    const Waiter waiter = std::move(*it);
+    waiters_.erase(it);
+    answer(env, waiter.request, waiter.client, waiter.node, "ok");
+    break;
+  }
   return cc.type == raft::ConfChangeType::ConfChangeRemoveNode && cc.nodeId == self_;
 }
 

@@ -222,6 +222,16 @@ class MemberApi {
   std::shared_ptr<MemberDirectory> directory_;
   PeerActivity peers_;
   raft::PeerId transferee_ = 0;  // a move-leader under way
+  // Clients' changes proposed and not yet applied, oldest first (bounded: a change raft
+  // dropped is never applied, and its client has given up long before).
+  struct Waiter {
+    raft::ConfChangeType type;
+    raft::PeerId node = 0;
+    MemberRequest request;
+    ProcessId client = 0;
+  };
+  static constexpr std::size_t kMaxWaiters = 16;
+  std::vector<Waiter> waiters_;
   LocalTime transferStart_{};
 };
 

@@ -4,6 +4,7 @@
 // kind's reading, scheduling, JSON and sentence sit together here, so a kind is one entry.
 #include "scenarios/kernel/faults.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -396,8 +397,13 @@ void apply_pod_delete(World& world, const Scenario&, const FaultSpec& fault,
   const ProcessTargets targets = process_targets(world, fault, built);
   auto hit = std::make_shared<std::vector<ProcessId>>();
   world.at(TrueTime{fault.at.ns}, [w, targets, hit] {
-    *hit = targets();
-    for (ProcessId id : *hit) w->delete_pod(id);
+    // A pod's containers go with it (World::delete_pod), so all of them come back.
+    for (ProcessId id : targets()) {
+      for (ProcessId container : w->pod_containers(id)) {
+        if (std::find(hit->begin(), hit->end(), container) == hit->end()) hit->push_back(container);
+      }
+      w->delete_pod(id);
+    }
   });
   if (const auto until = until_of(fault)) {
     world.at(*until, [w, hit] {

@@ -1,0 +1,134 @@
+#pragma once
+// The etcd-backup-restore sidecar of an etcd-druid pod, as a process: the server the etcd
+// container's wrapper talks to, the initializer, the member-lease heartbeat and the
+// leading-sidecar loop with learner promotion (gardener/etcd-backup-restore, pkg/server,
+// pkg/initializer, pkg/member, pkg/health/heartbeat, pkg/leaderelection). Every decision is
+// one of the pure units beside it (sidecar_initializer, sidecar_validator,
+// sidecar_cluster_state, sidecar_leading, sidecar_heartbeat, sidecar_member_ops); this file
+// makes the calls they decide on and waits for the answers:
+//  - etcd calls about the cluster (probe, member list, add-as-learner, remove, promote) go to
+//    the client Service (--service-endpoints: one ready member, picked per call); Status
+//    goes to the pod's own etcd (--endpoints: the "<etcd>-local" host alias);
+//  - the member Lease is read and written through the kube-apiservers;
+//  - the data directory is the pod's data volume, which it shares with the etcd container.
+// Not built yet: snapshots to an object store, defragmentation (the leading sidecar's work).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/apiserver/client.hpp"
+#include "models/druid/etcd_wrapper.hpp"
+#include "models/druid/sidecar_initializer.hpp"
+#include "models/druid/sidecar_leading.hpp"
+#include "models/druid/sidecar_member_ops.hpp"
+#include "models/etcd/membership.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::druid {
+
+struct BackupRestoreConfig {
+  std::shared_ptr<PodContainers> pod;
+  // len(initial-cluster) of druid's etcd config: the Etcd's replicas when the cluster was
+  // created (IsMultiNode: > 1).
+  int originalClusterSize = 1;
+  // The client Service's ready endpoints now (etcd processes), for --service-endpoints.
+  std::function<std::vector<ProcessId>()> serviceEndpoints;
+  // etcd's member list as the peer URLs find it: the ID a learner is added with, and where
+  // its peers reach it (etcd: its peer URL).
+  std::shared_ptr<etcd::MemberDirectory> directory;
+  api::ApiClientConfig apiserver;            // timer_tags is set by the process
+  std::string leaseNamespace;                // the member Lease: named after the pod
+  Duration heartbeatInterval = seconds(10);  // --k8s-heartbeat-duration (druid's default)
+  Duration reelectionPeriod = sidecar::kDefaultReelectionPeriod;
+};
+
+// The file on the data volume that holds the member ID a learner was added with: what etcd
+// keeps in its WAL's metadata record (NodeID). A member of the bootstrap cluster has none:
+// its ID follows from its place in initial-cluster (ordinal + 1).
+inline constexpr std::string_view kMemberIdFile = "member-id";
+
+// brtypes.DefaultEtcdConnectionTimeout: the deadline of RemoveMember's and IsLearnerPresent's
+// calls (the probes and retried calls use member_control.go's EtcdTimeout, 5 s).
+inline constexpr Duration kEtcdConnectionTimeout = seconds(30);
+
+// A sidecar timer's local value: its kind above kTagKindShift, a sequence number below.
+inline constexpr unsigned kTagKindShift = 40;
+std::uint64_t local_tag(std::uint64_t kind, std::uint64_t seq);
+
+class BackupRestore final : public Process {
+ public:
+  explicit BackupRestore(BackupRestoreConfig config);
+  ~BackupRestore() override;
+
+  void on_start(Env& env) override;
+  void on_message(Env& env, ProcessId from, const Message& message) override;
+  void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
+  void on_io(Env& env, const IoCompletion& io) override;
+
+  // What one etcd call returned: ok, or the error text; a member list's members.
+  struct Answer {
+    bool ok = false;
+    std::string error;
+    std::vector<etcd::MemberInfo> members;
+    etcd::KvStatus status;
+  };
+  using Done = std::function<void(Env&, const Answer&)>;
+  // Makes a call's request carrying `id` as its client_id.
+  using MakeRequest = std::function<std::shared_ptr<MessageBody>(std::uint64_t id)>;
+
+ private:
+  enum Timer : std::uint64_t { kCallTimeout, kRetry, kHeartbeat, kLeading, kFileWritten };
+  // backup_restore.cpp: the server and Initialize.
+  void serve_status(Env& env);
+  void serve_config(Env& env);
+  void initialize(Env& env, ValidationMode mode);
+  void after_presence(Env& env, sidecar::MemberListRead list);
+  void validate_and_decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease);
+  void act(Env& env, const sidecar::InitDecision& decision);
+  void add_learner(Env& env, sidecar::Backoff backoff, bool repair);
+  void add_learner_attempt(Env& env, raft::PeerId id, sidecar::Backoff backoff, bool repair);
+  void remove_self(Env& env, sidecar::Backoff backoff);
+  void finish_init(Env& env, bool ok, std::string_view why);
+  void wipe_data_dir(Env& env);
+  raft::PeerId configured_member_id(Env& env) const;
+  // backup_restore_calls.cpp: etcd calls with upstream's retries.
+  void call(Env& env, const MakeRequest& make, std::optional<ProcessId> to, Done done,
+            Duration timeout = sidecar::kEtcdTimeout);
+  void call_with_retry(Env& env, MakeRequest request, bool local, sidecar::Backoff backoff,
+                       Done done);
+  void answer(Env& env, std::uint64_t id, const Answer& answer);
+  std::optional<ProcessId> pick_endpoint(Env& env) const;
+  void sleep_then(Env& env, Duration sleep, std::function<void(Env&)> then);
+  void member_presence(Env& env, std::function<void(Env&, sidecar::MemberListRead)> done);
+  void read_member_lease(Env& env, std::function<void(Env&, sidecar::MemberLeaseRead)> done);
+  // backup_restore_loops.cpp: the member-lease heartbeat and the leading-sidecar loop.
+  void heartbeat(Env& env);
+  void schedule_heartbeat(Env& env);
+  void write_lease(Env& env, const Answer& status);
+  void leading_poll(Env& env);
+  void promote(Env& env);
+
+  BackupRestoreConfig config_;
+  TagSpace tags_;
+  std::unique_ptr<api::ApiClient> api_;
+  InitStatus status_ = InitStatus::New;
+  bool initializing_ = false;
+  struct Pending {
+    Done done;
+    TimerId timeout = 0;
+  };
+  std::map<std::uint64_t, Pending> calls_;                     // by call id (the client_id sent)
+  std::map<std::uint64_t, std::function<void(Env&)>> sleeps_;  // retry sleeps, by local tag
+  std::uint64_t nextCall_ = 1;
+  std::uint64_t nextSleep_ = 1;
+  std::function<void(Env&)> afterSync_;  // a file write waiting for its fsync
+  bool leaseRenewal_ = true;             // MemberLeaseCallbacks: running until the loop stops it
+  std::uint64_t renewalGeneration_ = 0;  // a stop or restart of renewal retires its timers
+  sidecar::LeadingState leading_ = sidecar::kInitialLeadingState;
+};
+
+}  // namespace hasim::druid

@@ -1,0 +1,71 @@
+#pragma once
+// etcd-druid's Etcd controller as a process, mode `upstream` (internal/controller/etcd):
+// the reconcile that creates one member Lease per replica (empty holderIdentity) and then
+// the StatefulSet, and the status step every etcdStatusSyncPeriod (15 s) that reads the
+// member Leases through the kube-apiservers and the pods' ContainersReady condition, and
+// writes status.members and the conditions (internal/health: models/druid/member_status.hpp,
+// conditions.hpp). Each change of a member's status or of a condition is traced.
+//
+// The StatefulSet and its pods are the workload controllers' objects
+// (scenarios/workloads/stateful_pods.hpp), which hasim keeps outside the apiserver: druid
+// writes the set and reads a pod's condition through the two functions it is given.
+// Not built yet: the PDB, Services, snapshot leases and BackupReady, scale-up and
+// hibernation through spec changes, and the proposal's decision table.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/apiserver/client.hpp"
+#include "models/druid/conditions.hpp"
+#include "models/druid/member_status.hpp"
+#include "sim/env.hpp"
+
+namespace hasim::druid {
+
+struct DruidControllerConfig {
+  api::ApiClientConfig apiserver;  // timer_tags is set by the process
+  std::string namespace_;          // the Etcd's namespace (its Leases and pods)
+  std::string etcdName;            // "etcd-main": pods and member Leases "etcd-main-0", ...
+  int replicas = 3;                // spec.replicas
+  Duration statusSyncPeriod = kDefaultEtcdStatusSyncPeriod;
+  MemberThresholds thresholds;
+  // Creates or scales the StatefulSet (the component's Sync).
+  std::function<void(int replicas)> applyStatefulSet;
+  // The ContainersReady condition of pod `ordinal` as druid's client reads it.
+  std::function<PodContainersReady(int ordinal)> podContainersReady;
+};
+
+class DruidController final : public Process {
+ public:
+  explicit DruidController(DruidControllerConfig config);
+  ~DruidController() override;
+
+  void on_start(Env& env) override;
+  void on_message(Env& env, ProcessId from, const Message& message) override;
+  void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
+
+ private:
+  enum Timer : std::uint64_t { kReconcile, kStatus };
+  struct Round {  // one reconcile's Lease creations
+    int left = 0;
+    bool failed = false;
+  };
+  void reconcile(Env& env);
+  void create_lease(Env& env, int ordinal, std::shared_ptr<Round> round);
+  void status_step(Env& env);
+  void read_lease(Env& env, int ordinal, std::shared_ptr<std::vector<MemberLeaseObservation>> seen,
+                  std::shared_ptr<int> pending);
+  void write_status(Env& env, const std::vector<MemberLeaseObservation>& leases);
+  std::string member_name(int ordinal) const;
+
+  DruidControllerConfig config_;
+  TagSpace tags_;
+  std::unique_ptr<api::ApiClient> api_;
+  bool reconciled_ = false;
+  std::vector<EtcdMemberStatus> members_;  // status.members
+  std::vector<Condition> conditions_;      // status.conditions
+};
+
+}  // namespace hasim::druid

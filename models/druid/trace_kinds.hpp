@@ -1,0 +1,29 @@
+#pragma once
+// The kinds of trace event of etcd-druid's pods and operator (models/druid/), declared once
+// (see sim/trace_kinds.hpp for why). A kind is part of the trace text: never rename one.
+#include <array>
+#include <string_view>
+
+namespace hasim::druid::trace_kind {
+
+// etcd-wrapper: embedded etcd starts on the sidecar's configuration; /readyz changes; /config
+// could not be fetched (the container exits).
+inline constexpr std::string_view kEtcdStart = "druid-etcd-start";
+inline constexpr std::string_view kEtcdReadyz = "druid-etcd-readyz";
+inline constexpr std::string_view kEtcdConfigFailed = "druid-etcd-config-failed";
+// etcd-backup-restore: Initialize decided (its action), finished (status), and the member
+// calls it made (member-add-learner, member-remove, member-promote) with their outcome.
+inline constexpr std::string_view kInitDecision = "druid-br-init";
+inline constexpr std::string_view kInitDone = "druid-br-init-done";
+inline constexpr std::string_view kMemberCall = "druid-br-member-call";
+// The leading-sidecar loop changed state (Follower, Leader, Unknown).
+inline constexpr std::string_view kLeading = "druid-br-leading";
+// etcd-druid: the status step wrote a member's status or a condition that changed.
+inline constexpr std::string_view kMemberStatus = "druid-member-status";
+inline constexpr std::string_view kCondition = "druid-condition";
+
+inline constexpr std::array kAll{kEtcdStart,    kEtcdReadyz,   kEtcdConfigFailed,
+                                 kInitDecision, kInitDone,     kMemberCall,
+                                 kLeading,      kMemberStatus, kCondition};
+
+}  // namespace hasim::druid::trace_kind

@@ -1,0 +1,9 @@
+#pragma once
+// etcd-druid's check half (properties/check_system.hpp).
+#include "properties/check_system.hpp"
+
+namespace hasim {
+
+const CheckSystem& druid_check_system();
+
+}  // namespace hasim

@@ -1,0 +1,167 @@
+// Building the etcd-druid system into a World: for each ordinal the Etcd's StatefulSet may
+// reach, the two containers of its pod as processes (stopped until the pod runs), the
+// workload controllers that place and run them, and etcd-druid on its node.
+#include <memory>
+
+#include "models/druid/backup_restore.hpp"
+#include "models/druid/druid_controller.hpp"
+#include "models/druid/etcd_wrapper.hpp"
+#include "scenarios/control_plane/control_plane.hpp"
+#include "scenarios/druid/druid.hpp"
+#include "sim/assert.hpp"
+#include "sim/world.hpp"
+
+namespace hasim {
+namespace {
+
+// The configuration druid's ConfigMap gives etcd (internal/component/configmap/etcdconfig.go):
+// etcd's default timing, snapshot-count 10000 and an 8 GiB quota.
+etcd::EtcdConfig druid_etcd_config(const DruidSpec& spec, const World& world,
+                                   const std::vector<ProcessId>& etcds,
+                                   std::shared_ptr<etcd::MemberDirectory> directory) {
+  etcd::EtcdConfig config;
+  config.snapshotCount = 10'000;
+  config.quotaBackendBytes = std::int64_t{8} << 30;
+  for (int ordinal = 0; ordinal < spec.replicas; ++ordinal) {
+    config.members.push_back(world.process_name(etcds[ordinal]));
+  }
+  config.directory = std::move(directory);
+  return config;
+}
+
+workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec) {
+  workloads::StatefulSetTemplate set;
+  set.name = spec.name;
+  set.spec.replicas = 0;  // until druid creates the set
+  // statefulset/builder.go: Parallel pod management, RollingUpdate.
+  set.spec.podManagementPolicy = cluster::PodManagementPolicy::Parallel;
+  set.spec.updateStrategy = cluster::UpdateStrategyType::RollingUpdate;
+  set.spec.currentRevision = set.spec.updateRevision = spec.name + "-1";
+  // defaultResourceRequirements: 50m and 128Mi for each container.
+  const cluster::Resources requests{50, std::int64_t{128} << 20};
+  // getEtcdContainerReadinessProbe: GET /readyz on etcd-wrapper, 15 s delay, every 5 s,
+  // failure threshold 5.
+  cluster::ProbeSpec readyz;
+  readyz.initialDelaySeconds = 15;
+  readyz.periodSeconds = 5;
+  readyz.failureThreshold = 5;
+  set.containers = {{std::string(DruidSpec::kEtcdContainer), requests, readyz},
+                    {std::string(DruidSpec::kSidecarContainer), requests, std::nullopt}};
+  set.volume = spec.storage == DruidStorage::persistent
+                   ? workloads::DataVolume::persistentVolumeClaim
+                   : workloads::DataVolume::emptyDir;
+  set.volumeName = std::string(etcd::EtcdMember::kVolume);
+  set.labels = {{"app.kubernetes.io/name", spec.name}};
+  if (spec.antiAffinity != DruidAntiAffinity::none) {
+    set.requiredAntiAffinity.push_back(cluster::AntiAffinityTerm{
+        set.labels,
+        spec.antiAffinity == DruidAntiAffinity::zone ? cluster::TopologyKey::Zone
+                                                     : cluster::TopologyKey::Hostname,
+        0});
+  }
+  return set;
+}
+
+api::ApiClientConfig in_cluster_client(const ControlPlaneSpec& cp, std::string user) {
+  api::ApiClientConfig config;
+  // In-cluster config: the "kubernetes" Service over every apiserver.
+  for (const std::string& node : cp.nodes) {
+    config.apiservers.push_back(node + "/" + std::string(kApiServerProcess));
+  }
+  config.load_balanced = config.apiservers.size() > 1;
+  config.user = std::move(user);
+  return config;
+}
+
+void add_druid_controller(World& world, const Scenario& scenario,
+                          const std::shared_ptr<workloads::StatefulPods>& runtime) {
+  const DruidSpec& spec = *scenario.section<DruidSpec>();
+  const auto node = world.find_node(druid_node(scenario));
+  HASIM_ASSERT(node.has_value());
+  druid::DruidControllerConfig config;
+  config.apiserver = in_cluster_client(*scenario.section<ControlPlaneSpec>(), "etcd-druid");
+  config.namespace_ = spec.namespace_;
+  config.etcdName = spec.name;
+  config.replicas = spec.replicas;
+  workloads::StatefulPods* pods = runtime.get();
+  config.applyStatefulSet = [pods](int replicas) {
+    if (pods->replicas() != replicas) pods->scale(replicas);
+  };
+  config.podContainersReady = [pods](int ordinal) {
+    const auto pod = pods->pod(ordinal);
+    if (!pod.has_value()) return druid::PodContainersReady::kPodNotFound;
+    return pod->containersReady ? druid::PodContainersReady::kTrue
+                                : druid::PodContainersReady::kFalse;
+  };
+  world.add_process(*node, std::string(DruidSpec::kDruidProcess),
+                    [config] { return std::make_unique<druid::DruidController>(config); });
+}
+
+}  // namespace
+
+void add_druid(World& world, const Scenario& scenario, BuildState& built) {
+  const DruidSpec& spec = *scenario.section<DruidSpec>();
+  const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
+  const auto placeholder = world.find_node(spec.workers.front());
+  HASIM_ASSERT(placeholder.has_value());
+  auto directory = std::make_shared<etcd::MemberDirectory>();
+  // The processes first (stopped until their pod runs on a worker), so the configurations,
+  // which the factories read at every start, can name them all.
+  struct Ordinal {
+    std::shared_ptr<druid::PodContainers> pod = std::make_shared<druid::PodContainers>();
+    std::shared_ptr<druid::EtcdWrapperConfig> wrapper =
+        std::make_shared<druid::EtcdWrapperConfig>();
+    std::shared_ptr<druid::BackupRestoreConfig> sidecar =
+        std::make_shared<druid::BackupRestoreConfig>();
+  };
+  std::vector<Ordinal> setup(static_cast<std::size_t>(spec.replicas));
+  std::vector<workloads::OrdinalContainers> containers;
+  std::vector<ProcessId> etcds;
+  for (int ordinal = 0; ordinal < spec.replicas; ++ordinal) {
+    Ordinal& o = setup[ordinal];
+    o.pod->pod = spec.name + "-" + std::to_string(ordinal);
+    o.pod->ordinal = ordinal;
+    auto wrapper = o.wrapper;
+    o.pod->etcd = world.add_process(
+        *placeholder, druid_container_process(spec, ordinal, DruidSpec::kEtcdContainer),
+        [wrapper] { return std::make_unique<druid::EtcdWrapper>(*wrapper); },
+        StartPolicy::on_demand);
+    auto sidecar = o.sidecar;
+    o.pod->backupRestore = world.add_process(
+        *placeholder, druid_container_process(spec, ordinal, DruidSpec::kSidecarContainer),
+        [sidecar] { return std::make_unique<druid::BackupRestore>(*sidecar); },
+        StartPolicy::on_demand);
+    // The bootstrap members' IDs follow their place in initial-cluster.
+    directory->set_address(static_cast<raft::PeerId>(ordinal) + 1, o.pod->etcd);
+    etcds.push_back(o.pod->etcd);
+    workloads::OrdinalContainers c;
+    c.processes = {o.pod->etcd, o.pod->backupRestore};
+    c.readinessAnswer = {[pod = o.pod] { return pod->etcdReady; }, {}};
+    containers.push_back(std::move(c));
+  }
+  std::vector<workloads::WorkerNode> workers;
+  for (const std::string& name : spec.workers) workers.push_back(workloads::WorkerNode{name});
+  auto runtime = std::make_shared<workloads::StatefulPods>(
+      world, stateful_set(spec), std::move(workers), std::move(containers), spec.timings);
+  world.trace().add_observer(runtime.get());
+  world.keep_alive(runtime);
+  const workloads::StatefulPods* pods = runtime.get();
+  const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
+  for (Ordinal& o : setup) {
+    o.wrapper->pod = o.pod;
+    o.wrapper->etcd = etcd;
+    druid::BackupRestoreConfig& sidecar = *o.sidecar;
+    sidecar.pod = o.pod;
+    sidecar.originalClusterSize = spec.replicas;
+    sidecar.serviceEndpoints = [pods] { return pods->ready_endpoints(0); };
+    sidecar.directory = directory;
+    sidecar.apiserver = in_cluster_client(cp, o.pod->pod + "/backup-restore");
+    sidecar.leaseNamespace = spec.namespace_;
+    world.keep_alive(o.wrapper);
+    world.keep_alive(o.sidecar);
+  }
+  add_druid_controller(world, scenario, runtime);
+  built.set(DruidWiring{runtime});
+}
+
+}  // namespace hasim

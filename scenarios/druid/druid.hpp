@@ -1,0 +1,15 @@
+#pragma once
+// The etcd-druid system's scenario glue (scenarios/druid/system.cpp, build.cpp).
+#include <string>
+
+#include "scenarios/druid/spec.hpp"
+#include "scenarios/system.hpp"
+
+namespace hasim {
+
+const ScenarioSystem& druid_scenario_system();
+void add_druid(World& world, const Scenario& scenario, BuildState& built);
+// The node etcd-druid runs on: "druidNode", else the first control-plane node.
+std::string druid_node(const Scenario& scenario);
+
+}  // namespace hasim

@@ -1,0 +1,45 @@
+#pragma once
+// The etcd-druid system's scenario section, "etcdDruid" (scenarios/druid/system.cpp).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/cluster/pod_placement.hpp"
+#include "scenarios/workloads/stateful_pods.hpp"
+
+namespace hasim {
+
+enum class DruidStorage : std::uint8_t { persistent, emptyDir };
+enum class DruidAntiAffinity : std::uint8_t { none, hostname, zone };
+
+// An Etcd resource managed by etcd-druid (models/druid/): its StatefulSet's pods on the
+// worker nodes, each running etcd (under etcd-wrapper) and the etcd-backup-restore sidecar,
+// and etcd-druid itself on `druidNode`; the member Leases live in the control plane's
+// kube-apiservers (section "controlPlane").
+struct DruidSpec {
+  static constexpr std::string_view kSection = "etcdDruid";
+  static constexpr std::string_view kDruidProcess = "etcd-druid";
+  static constexpr std::string_view kEtcdContainer = "etcd";
+  static constexpr std::string_view kSidecarContainer = "backup-restore";
+  std::string name = "etcd-main";  // the Etcd: pods and member Leases "etcd-main-0", ...
+  std::string namespace_ = "default";
+  int replicas = 3;
+  DruidStorage storage = DruidStorage::persistent;
+  DruidAntiAffinity antiAffinity = DruidAntiAffinity::none;
+  std::vector<std::string> workers;  // the nodes pods may run on
+  std::string druidNode;             // default: the first control-plane node
+  workloads::RuntimeTimings timings;
+};
+
+// What the system leaves in the BuildState for its fault kinds.
+struct DruidWiring {
+  static constexpr std::string_view kSection = "etcdDruid";
+  std::shared_ptr<workloads::StatefulPods> pods;
+};
+
+// "etcd-main-0.etcd": the process of container `container` of pod `ordinal` (a pod's
+// containers are processes named after it; the pod moves between nodes).
+std::string druid_container_process(const DruidSpec& spec, int ordinal, std::string_view container);
+
+}  // namespace hasim

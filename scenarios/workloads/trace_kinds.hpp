@@ -1,0 +1,29 @@
+#pragma once
+// The kinds of trace event of the workload controllers and kubelets (scenarios/workloads/),
+// declared once (see sim/trace_kinds.hpp for why). A container restarted by its kubelet is
+// cluster::trace_kind::kKubeletRestart, as for static pods. Never rename a kind.
+#include <array>
+#include <string_view>
+
+namespace hasim::workloads::trace_kind {
+
+inline constexpr std::string_view kSetScaled = "sts-replicas";  // spec.replicas set
+inline constexpr std::string_view kPodCreate = "pod-create";    // the controller created it
+inline constexpr std::string_view kPodScheduled = "pod-scheduled";
+inline constexpr std::string_view kPodUnschedulable = "pod-unschedulable";  // FitError
+inline constexpr std::string_view kPodReady = "pod-ready";
+inline constexpr std::string_view kPodNotReady = "pod-not-ready";
+// A deletion was asked for (deletionTimestamp set), and the pod object is gone.
+inline constexpr std::string_view kPodDelete = "pod-deletion";
+inline constexpr std::string_view kPodGone = "pod-gone";
+// The node lifecycle controller marked a node NotReady (its pods not ready), or Ready again.
+inline constexpr std::string_view kNodeNotReady = "node-not-ready";
+inline constexpr std::string_view kNodeReady = "node-ready";
+// A claim's PersistentVolume was provisioned in a zone (WaitForFirstConsumer).
+inline constexpr std::string_view kVolumeProvisioned = "pv-provisioned";
+
+inline constexpr std::array kAll{kSetScaled,    kPodCreate,   kPodScheduled,     kPodUnschedulable,
+                                 kPodReady,     kPodNotReady, kPodDelete,        kPodGone,
+                                 kNodeNotReady, kNodeReady,   kVolumeProvisioned};
+
+}  // namespace hasim::workloads::trace_kind

@@ -1,0 +1,136 @@
+// etcd-druid's pods in a simulation (scenarios/druid, scenarios/workloads, models/druid): the
+// scenarios run end to end and their traces show each step upstream takes: druid's Leases and
+// StatefulSet, scheduling, the sidecar's Initialize decision, etcd-wrapper starting etcd,
+// readiness, the Lease heartbeat and druid's status.
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/run.hpp"
+#include "scenario_loader_helpers.hpp"
+#include "scenarios/loader.hpp"
+
+namespace {
+
+using hasim::LoadResult;
+using hasim::RunOptions;
+using Json = nlohmann::json;
+
+std::vector<Json> run_trace(const std::string& file) {
+  const LoadResult loaded = hasim::load_scenario_file(hasim::loader_test::source_path(file));
+  REQUIRE(loaded.scenario.has_value());
+  RunOptions options;
+  options.capture_lines = 10'000'000;
+  const auto result = hasim::run_scenario(*loaded.scenario, options);
+  REQUIRE(result.has_value());
+  REQUIRE(result->captured.size() == result->trace_events);  // nothing left out
+  std::vector<Json> events;
+  for (const std::string& line : result->captured) events.push_back(Json::parse(line));
+  return events;
+}
+
+std::vector<Json> of_kind(const std::vector<Json>& events, std::string_view kind) {
+  std::vector<Json> out;
+  for (const Json& e : events) {
+    if (e.at("kind") == kind) out.push_back(e);
+  }
+  return out;
+}
+
+// The last value of `field` that events of `kind` gave each pod.
+std::map<std::string, std::string> last_by_pod(const std::vector<Json>& events,
+                                               std::string_view kind, const std::string& field) {
+  std::map<std::string, std::string> out;
+  for (const Json& e : of_kind(events, kind)) {
+    const Json& value = e.at(field);
+    out[e.at("pod").get<std::string>()] =
+        value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("druid bootstrap: pods spread, etcd starts fresh, members and conditions Ready",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-bootstrap-3.json");
+  // Hostname anti-affinity: one pod per worker.
+  std::set<std::string> nodes;
+  for (const Json& e : of_kind(events, "pod-scheduled")) {
+    nodes.insert(e.at("node").get<std::string>());
+  }
+  CHECK(nodes == std::set<std::string>{"w-1", "w-2", "w-3"});
+  CHECK(of_kind(events, "pv-provisioned").size() == 3);
+  // No member answers yet and the Leases have no holder: a fresh start, state "new".
+  const auto actions = last_by_pod(events, "druid-br-init", "action");
+  CHECK(actions == std::map<std::string, std::string>{{"etcd-main-0", "FreshStart"},
+                                                      {"etcd-main-1", "FreshStart"},
+                                                      {"etcd-main-2", "FreshStart"}});
+  const auto states = last_by_pod(events, "druid-etcd-start", "state");
+  for (const auto& [pod, state] : states) CHECK(state == "new");
+  CHECK(last_by_pod(events, "druid-etcd-start", "member") ==
+        std::map<std::string, std::string>{
+            {"etcd-main-0", "1"}, {"etcd-main-1", "2"}, {"etcd-main-2", "3"}});
+  CHECK(of_kind(events, "pod-ready").size() == 3);
+  // druid's status: every member Ready by its Lease, the cluster quorate and all ready.
+  std::map<std::string, std::string> status;
+  for (const Json& e : of_kind(events, "druid-member-status")) {
+    status[e.at("member").get<std::string>()] = e.at("status").get<std::string>();
+  }
+  CHECK(status == std::map<std::string, std::string>{{"etcd-main-0", "Ready"},
+                                                     {"etcd-main-1", "Ready"},
+                                                     {"etcd-main-2", "Ready"}});
+  std::map<std::string, std::string> conditions;
+  for (const Json& e : of_kind(events, "druid-condition")) {
+    conditions[e.at("type").get<std::string>()] = e.at("status").get<std::string>();
+  }
+  CHECK(conditions.at("Ready") == "True");
+  CHECK(conditions.at("AllMembersReady") == "True");
+}
+
+TEST_CASE("druid: a deleted pod with a PersistentVolumeClaim rejoins with its member ID",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-pod-deleted-pvc.json");
+  REQUIRE(of_kind(events, "pod-gone").size() == 1);
+  // Scheduled again where its volume is: zone c has one worker.
+  const auto scheduled = of_kind(events, "pod-scheduled");
+  REQUIRE(scheduled.size() == 4);
+  CHECK(scheduled.back().at("pod") == "etcd-main-1");
+  CHECK(scheduled.back().at("node") == "w-3");
+  // Listed, and its data valid: etcd starts on it as member 2 again; no membership change.
+  CHECK(last_by_pod(events, "druid-br-init", "action").at("etcd-main-1") == "UseExistingData");
+  const auto starts = of_kind(events, "druid-etcd-start");
+  REQUIRE(starts.size() == 4);
+  CHECK(starts.back().at("pod") == "etcd-main-1");
+  CHECK(starts.back().at("member") == 2);
+  CHECK(of_kind(events, "druid-br-member-call").empty());
+  CHECK(of_kind(events, "pod-ready").size() == 4);
+}
+
+TEST_CASE("druid: a deleted pod with an emptyDir is repaired as a new learner and promoted",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-pod-deleted-emptydir.json");
+  CHECK(last_by_pod(events, "druid-br-init", "action").at("etcd-main-1") == "MemberRepair");
+  // remove the old ID, add a new one as a learner, then promote it: in that order.
+  std::vector<std::string> calls;
+  for (const Json& e : of_kind(events, "druid-br-member-call")) {
+    calls.push_back(e.at("call").get<std::string>() + " " + e.at("member").dump() + " " +
+                    e.at("outcome").get<std::string>());
+  }
+  CHECK(calls == std::vector<std::string>{"member-remove 2 Removed", "member-add-learner 4 Added",
+                                          "member-promote 4 Promoted"});
+  const auto starts = of_kind(events, "druid-etcd-start");
+  REQUIRE(starts.size() == 4);
+  CHECK(starts.back().at("member") == 4);
+  CHECK(starts.back().at("state") == "existing");
+  CHECK(of_kind(events, "pod-ready").size() == 4);
+  // druid's status follows the Lease to the new member ID.
+  std::string id;
+  for (const Json& e : of_kind(events, "druid-member-status")) {
+    if (e.at("member") == "etcd-main-1") id = e.at("id").get<std::string>();
+  }
+  CHECK(id == "4");
+}
