@@ -5,6 +5,7 @@
 
 #include "models/druid/backup_restore.hpp"
 #include "models/druid/druid_controller.hpp"
+#include "models/druid/etcd_spec_rules.hpp"
 #include "models/druid/etcd_wrapper.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/druid/druid.hpp"
@@ -52,6 +53,8 @@ workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec) {
                    : workloads::DataVolume::emptyDir;
   set.volumeName = std::string(etcd::EtcdMember::kVolume);
   set.labels = {{"app.kubernetes.io/name", spec.name}};
+  // poddisruptionbudget.go: minAvailable a majority of the replicas (0 for one member).
+  set.budgetMinAvailable = [](int replicas) { return druid::pdb_min_available(replicas); };
   if (spec.antiAffinity != DruidAntiAffinity::none) {
     set.requiredAntiAffinity.push_back(cluster::AntiAffinityTerm{
         set.labels,

@@ -11,5 +11,7 @@ const ScenarioSystem& druid_scenario_system();
 void add_druid(World& world, const Scenario& scenario, BuildState& built);
 // The node etcd-druid runs on: "druidNode", else the first control-plane node.
 std::string druid_node(const Scenario& scenario);
+// kubectl drain of a worker (drain_fault.cpp).
+FaultKind druid_drain_fault_kind();
 
 }  // namespace hasim

@@ -162,7 +162,8 @@ const ScenarioSystem& druid_scenario_system() {
     s.key_sets = {
         {"etcdDruid",
          {"name", "namespace", "replicas", "storage", "antiAffinity", "workers", "druidNode"}},
-        {"fault:druid-pod-delete", {"at", "kind", "pod"}}};
+        {"fault:druid-pod-delete", {"at", "kind", "pod"}},
+        {"fault:druid-drain", {"at", "kind", "node", "for"}}};
     s.read = read_druid;
     s.processes_on = processes_on;
     s.process_origin =
@@ -170,7 +171,8 @@ const ScenarioSystem& druid_scenario_system() {
         "workers and are named by pod)";
     s.build = add_druid;
     s.fault_kinds = {{"druid-pod-delete", read_pod_delete, apply_pod_delete, write_pod_delete,
-                      describe_pod_delete, std::nullopt}};
+                      describe_pod_delete, std::nullopt},
+                     druid_drain_fault_kind()};
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),
                          workloads::trace_kind::kAll.end());

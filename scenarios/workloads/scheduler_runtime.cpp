@@ -34,7 +34,7 @@ void StatefulPods::schedule(int ordinal) {
   std::vector<cluster::SchedulingNode> nodes;
   for (std::size_t w = 0; w < workers_.size(); ++w) {
     nodes.push_back(cluster::SchedulingNode{workers_[w].name, nodes_[w].zone,
-                                            nodes_[w].up && !nodes_[w].notReady, false,
+                                            nodes_[w].up && !nodes_[w].notReady, nodes_[w].cordoned,
                                             workers_[w].allocatable});
   }
   std::vector<cluster::ScheduledPod> scheduled;

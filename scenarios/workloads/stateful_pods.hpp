@@ -25,10 +25,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/cluster/disruption.hpp"
+#include "models/cluster/drain.hpp"
 #include "models/cluster/kubelet_backoff.hpp"
 #include "models/cluster/pod_placement.hpp"
 #include "models/cluster/probe_worker.hpp"
@@ -57,6 +60,11 @@ struct StatefulSetTemplate {
   std::map<std::string, std::string> labels;
   std::vector<cluster::AntiAffinityTerm> requiredAntiAffinity;
   Duration terminationGracePeriod = seconds(30);
+  // The PodDisruptionBudget over the set's pods, as its owner keeps it: minAvailable for a
+  // number of replicas (etcd-druid: a majority). Empty: no budget.
+  std::function<int(int replicas)> budgetMinAvailable;
+  cluster::UnhealthyPodEvictionPolicy unhealthyPodEvictionPolicy =
+      cluster::UnhealthyPodEvictionPolicy::IfHealthyBudget;
 };
 
 // The processes one ordinal's containers run as, in template order, and the answer each
@@ -99,6 +107,10 @@ class StatefulPods final : public TraceObserver {
   void scale(int replicas);
   // kubectl delete pod: a graceful deletion, whoever asks (an operator, a controller).
   void delete_pod(int ordinal, std::string_view reason);
+  // kubectl drain NODE (drain_runtime.cpp): cordon, then evict the set's pods on it through
+  // the PodDisruptionBudget, each on kubectl's loop; `uncordon` makes it schedulable again.
+  void drain(const std::string& node, const cluster::DrainOptions& options);
+  void uncordon(const std::string& node);
 
   std::optional<PodView> pod(int ordinal) const;
   int replicas() const { return set_.spec.replicas; }
@@ -130,6 +142,7 @@ class StatefulPods final : public TraceObserver {
     NodeId id = 0;
     std::string zone;
     bool up = true;
+    bool cordoned = false;        // spec.unschedulable
     bool notReady = false;        // the node lifecycle controller's NotReady (taint)
     std::uint64_t downSince = 0;  // generation of the outage, for its delayed steps
   };
@@ -157,6 +170,13 @@ class StatefulPods final : public TraceObserver {
   void node_up(std::size_t worker);
   void node_lifecycle(std::size_t worker, std::uint64_t outage);
   void trace(std::string_view kind, int ordinal, std::vector<TraceField> fields);
+  // drain_runtime.cpp: the disruption controller and the eviction subresource.
+  void sync_budget();
+  cluster::EvictionResponse evict(int ordinal);
+  void drain_step(int ordinal, std::uint64_t generation,
+                  std::shared_ptr<cluster::PodEvictionLoop> loop,
+                  cluster::PodEvictionLoop::Step step, std::shared_ptr<int> left, std::string node);
+  std::optional<std::size_t> worker_index(const std::string& node) const;
 
   World& world_;
   StatefulSetTemplate set_;
@@ -168,6 +188,7 @@ class StatefulPods final : public TraceObserver {
   std::map<int, std::string> claimZones_;  // by ordinal: where its claim's volume lives
   std::uint64_t nextGeneration_ = 1;
   bool syncQueued_ = false;
+  std::optional<cluster::PdbStatus> budget_;  // the disruption controller's last status
   cluster::KubeletBackoff backoff_;
   Rng rng_;  // the scheduler's draws
 };

@@ -70,6 +70,8 @@ void StatefulPods::sync() {
       delete_pod(action.ordinal, cluster::name(action.reason));
     }
   }
+  // The disruption controller watches the same pods.
+  sync_budget();
 }
 
 std::string StatefulPods::pod_name(int ordinal) const {

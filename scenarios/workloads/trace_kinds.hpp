@@ -21,9 +21,18 @@ inline constexpr std::string_view kNodeNotReady = "node-not-ready";
 inline constexpr std::string_view kNodeReady = "node-ready";
 // A claim's PersistentVolume was provisioned in a zone (WaitForFirstConsumer).
 inline constexpr std::string_view kVolumeProvisioned = "pv-provisioned";
+// The PodDisruptionBudget's status changed; an eviction's outcome (eviction.go).
+inline constexpr std::string_view kPdbStatus = "pdb-status";
+inline constexpr std::string_view kPodEviction = "pod-eviction";
+// kubectl cordon / uncordon, and kubectl drain's progress ("result": started, evicted,
+// failed, done, refused).
+inline constexpr std::string_view kCordon = "node-cordon";
+inline constexpr std::string_view kUncordon = "node-uncordon";
+inline constexpr std::string_view kDrain = "drain";
 
-inline constexpr std::array kAll{kSetScaled,    kPodCreate,   kPodScheduled,     kPodUnschedulable,
-                                 kPodReady,     kPodNotReady, kPodDelete,        kPodGone,
-                                 kNodeNotReady, kNodeReady,   kVolumeProvisioned};
+inline constexpr std::array kAll{kSetScaled,    kPodCreate,   kPodScheduled,      kPodUnschedulable,
+                                 kPodReady,     kPodNotReady, kPodDelete,         kPodGone,
+                                 kNodeNotReady, kNodeReady,   kVolumeProvisioned, kPdbStatus,
+                                 kPodEviction,  kCordon,      kUncordon,          kDrain};
 
 }  // namespace hasim::workloads::trace_kind

@@ -134,3 +134,50 @@ TEST_CASE("druid: a deleted pod with an emptyDir is repaired as a new learner an
   }
   CHECK(id == "4");
 }
+
+TEST_CASE("druid: a drain evicts within the PodDisruptionBudget and waits on its 429s",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-drain-blocked-by-pdb.json");
+  std::map<std::string, int> outcomes;
+  for (const Json& e : of_kind(events, "pod-eviction")) {
+    ++outcomes[e.at("pod").get<std::string>() + " " + e.at("outcome").get<std::string>()];
+  }
+  // One eviction allowed at first; the second drain is refused until the first pod is back.
+  CHECK(outcomes.at("etcd-main-2 deleted-within-budget") == 1);
+  CHECK(outcomes.at("etcd-main-0 deleted-within-budget") == 1);
+  CHECK(outcomes.at("etcd-main-0 too-many-requests") == 50);
+  // Once the cluster is up, the budget never lets the healthy pods fall below minAvailable.
+  bool up = false;
+  for (const Json& e : of_kind(events, "pdb-status")) {
+    CHECK(e.at("desired_healthy").get<int>() == 2);
+    up = up || e.at("current_healthy").get<int>() == 3;
+    if (up) CHECK(e.at("current_healthy").get<int>() >= 2);
+  }
+  CHECK(up);
+  // The evicted pod cannot come back while its node is cordoned: its volume pins the zone.
+  const auto pending = of_kind(events, "pod-unschedulable");
+  REQUIRE_FALSE(pending.empty());
+  CHECK(pending.front().at("message") ==
+        "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) had no available "
+        "volume zone.");
+  CHECK(of_kind(events, "pod-ready").size() == 5);
+}
+
+TEST_CASE("druid: a zone out keeps quorum; the evicted pod waits for its node", "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-zone-outage.json");
+  // Evicted at 1m40s + 300s, gone only when its node is back at 11m.
+  const auto deletions = of_kind(events, "pod-deletion");
+  REQUIRE(deletions.size() == 1);
+  CHECK(deletions.front().at("reason") == "taint-eviction");
+  CHECK(deletions.front().at("t") == 400'000'000'000);
+  const auto gone = of_kind(events, "pod-gone");
+  REQUIRE(gone.size() == 1);
+  CHECK(gone.front().at("t") == 660'000'000'000);
+  // The Ready condition never leaves True: two of three members serve throughout.
+  for (const Json& e : of_kind(events, "druid-condition")) {
+    if (e.at("type") == "Ready" && e.at("t").get<std::int64_t>() > 45'000'000'000) {
+      CHECK(e.at("status") == "True");
+    }
+  }
+  CHECK(last_by_pod(events, "druid-br-init", "action").at("etcd-main-0") == "UseExistingData");
+}
