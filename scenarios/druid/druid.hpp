@@ -13,5 +13,7 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built);
 std::string druid_node(const Scenario& scenario);
 // kubectl drain of a worker (drain_fault.cpp).
 FaultKind druid_drain_fault_kind();
+// A new etcd image rolled out by the StatefulSet (update_fault.cpp).
+FaultKind druid_image_update_fault_kind();
 
 }  // namespace hasim

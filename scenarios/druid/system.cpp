@@ -163,7 +163,8 @@ const ScenarioSystem& druid_scenario_system() {
         {"etcdDruid",
          {"name", "namespace", "replicas", "storage", "antiAffinity", "workers", "druidNode"}},
         {"fault:druid-pod-delete", {"at", "kind", "pod"}},
-        {"fault:druid-drain", {"at", "kind", "node", "for"}}};
+        {"fault:druid-drain", {"at", "kind", "node", "for"}},
+        {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}}};
     s.read = read_druid;
     s.processes_on = processes_on;
     s.process_origin =
@@ -172,7 +173,8 @@ const ScenarioSystem& druid_scenario_system() {
     s.build = add_druid;
     s.fault_kinds = {{"druid-pod-delete", read_pod_delete, apply_pod_delete, write_pod_delete,
                       describe_pod_delete, std::nullopt},
-                     druid_drain_fault_kind()};
+                     druid_drain_fault_kind(),
+                     druid_image_update_fault_kind()};
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),
                          workloads::trace_kind::kAll.end());

@@ -16,6 +16,11 @@ void StatefulPods::start_containers(int ordinal, std::uint64_t generation) {
   Pod& pod = it->second;
   HASIM_ASSERT(pod.node.has_value());
   if (pod.terminating || !nodes_[*pod.node].up) return;  // node_up starts it again
+  if (unpullable_.contains(pod.revision)) {
+    // ErrImagePull, then ImagePullBackOff: the containers wait and the pod stays Pending.
+    trace(trace_kind::kImagePullBackOff, ordinal, {{"revision", pod.revision}});
+    return;
+  }
   const bool first = pod.phase == cluster::PodPhase::Pending;
   pod.phase = cluster::PodPhase::Running;
   for (std::size_t c = 0; c < pod.containers.size(); ++c) {

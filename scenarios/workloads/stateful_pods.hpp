@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,10 @@ class StatefulPods final : public TraceObserver {
  public:
   StatefulPods(World& world, StatefulSetTemplate set, std::vector<WorkerNode> workers,
                std::vector<OrdinalContainers> ordinals, RuntimeTimings timings);
+  // The pod template changes (a new image): a new update revision, which the RollingUpdate
+  // strategy rolls out from the highest ordinal. `pullFails`: the new image cannot be pulled
+  // (ErrImagePull), so the new revision's containers never start (ImagePullBackOff).
+  void roll(std::string revision, bool pullFails);
   // spec.replicas changes (a create, kubectl scale; at most the ordinals given).
   void scale(int replicas);
   // kubectl delete pod: a graceful deletion, whoever asks (an operator, a controller).
@@ -150,6 +155,7 @@ class StatefulPods final : public TraceObserver {
   // statefulset_runtime.cpp
   void request_sync();
   void sync();
+  void complete_rolling_update();
   void create_pod(int ordinal, const std::string& revision);
   void remove_pod(int ordinal);
   std::string pod_name(int ordinal) const;
@@ -189,6 +195,7 @@ class StatefulPods final : public TraceObserver {
   std::uint64_t nextGeneration_ = 1;
   bool syncQueued_ = false;
   std::optional<cluster::PdbStatus> budget_;  // the disruption controller's last status
+  std::set<std::string> unpullable_;          // revisions whose image cannot be pulled
   cluster::KubeletBackoff backoff_;
   Rng rng_;  // the scheduler's draws
 };

@@ -70,8 +70,33 @@ void StatefulPods::sync() {
       delete_pod(action.ordinal, cluster::name(action.reason));
     }
   }
+  complete_rolling_update();
   // The disruption controller watches the same pods.
   sync_budget();
+}
+
+void StatefulPods::roll(std::string revision, bool pullFails) {
+  HASIM_ASSERT(!revision.empty());
+  if (revision == set_.spec.updateRevision) return;  // an unchanged template: nothing to roll
+  if (pullFails) unpullable_.insert(revision);
+  set_.spec.updateRevision = std::move(revision);
+  trace(trace_kind::kSetRevision, -1,
+        {{"update_revision", set_.spec.updateRevision},
+         {"pull_fails", pullFails ? "true" : "false"}});
+  request_sync();
+}
+
+// stateful_set_control.go completeRollingUpdate: once every replica is updated and ready,
+// the update revision becomes the current one.
+void StatefulPods::complete_rolling_update() {
+  if (set_.spec.currentRevision == set_.spec.updateRevision) return;
+  for (int ordinal = 0; ordinal < set_.spec.replicas; ++ordinal) {
+    const auto it = pods_.find(ordinal);
+    if (it == pods_.end() || it->second.revision != set_.spec.updateRevision) return;
+    if (!it->second.ready) return;
+  }
+  set_.spec.currentRevision = set_.spec.updateRevision;
+  trace(trace_kind::kSetRevision, -1, {{"current_revision", set_.spec.currentRevision}});
 }
 
 std::string StatefulPods::pod_name(int ordinal) const {

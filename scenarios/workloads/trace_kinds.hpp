@@ -8,7 +8,11 @@
 namespace hasim::workloads::trace_kind {
 
 inline constexpr std::string_view kSetScaled = "sts-replicas";  // spec.replicas set
-inline constexpr std::string_view kPodCreate = "pod-create";    // the controller created it
+// The template changed (a new update revision), or the rollout completed (current revision).
+inline constexpr std::string_view kSetRevision = "sts-revision";
+// A pod's image cannot be pulled: its containers never start.
+inline constexpr std::string_view kImagePullBackOff = "pod-image-pull-backoff";
+inline constexpr std::string_view kPodCreate = "pod-create";  // the controller created it
 inline constexpr std::string_view kPodScheduled = "pod-scheduled";
 inline constexpr std::string_view kPodUnschedulable = "pod-unschedulable";  // FitError
 inline constexpr std::string_view kPodReady = "pod-ready";
@@ -30,9 +34,11 @@ inline constexpr std::string_view kCordon = "node-cordon";
 inline constexpr std::string_view kUncordon = "node-uncordon";
 inline constexpr std::string_view kDrain = "drain";
 
-inline constexpr std::array kAll{kSetScaled,    kPodCreate,   kPodScheduled,      kPodUnschedulable,
-                                 kPodReady,     kPodNotReady, kPodDelete,         kPodGone,
-                                 kNodeNotReady, kNodeReady,   kVolumeProvisioned, kPdbStatus,
-                                 kPodEviction,  kCordon,      kUncordon,          kDrain};
+inline constexpr std::array kAll{
+    kSetScaled,    kPodCreate,       kPodScheduled,      kPodUnschedulable,
+    kPodReady,     kPodNotReady,     kPodDelete,         kPodGone,
+    kNodeNotReady, kNodeReady,       kVolumeProvisioned, kPdbStatus,
+    kPodEviction,  kCordon,          kUncordon,          kDrain,
+    kSetRevision,  kImagePullBackOff};
 
 }  // namespace hasim::workloads::trace_kind

@@ -181,3 +181,40 @@ TEST_CASE("druid: a zone out keeps quorum; the evicted pod waits for its node", 
   }
   CHECK(last_by_pod(events, "druid-br-init", "action").at("etcd-main-0") == "UseExistingData");
 }
+
+TEST_CASE("druid: a rolling update replaces the pods from the highest ordinal, one Ready at a time",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-rolling-update.json");
+  std::vector<std::string> order;
+  for (const Json& e : of_kind(events, "pod-deletion")) {
+    CHECK(e.at("reason") == "update");
+    order.push_back(e.at("pod").get<std::string>());
+  }
+  CHECK(order == std::vector<std::string>{"etcd-main-2", "etcd-main-1", "etcd-main-0"});
+  // Each deletion waits for the pod replaced before it to be Ready again.
+  const auto deletions = of_kind(events, "pod-deletion");
+  for (std::size_t i = 1; i < deletions.size(); ++i) {
+    std::int64_t ready_at = -1;
+    for (const Json& e : of_kind(events, "pod-ready")) {
+      if (e.at("pod") == deletions[i - 1].at("pod")) ready_at = e.at("t").get<std::int64_t>();
+    }
+    CHECK(ready_at > deletions[i - 1].at("t").get<std::int64_t>());
+    CHECK(ready_at < deletions[i].at("t").get<std::int64_t>());
+  }
+  const auto revisions = of_kind(events, "sts-revision");
+  REQUIRE(revisions.size() == 2);
+  CHECK(revisions.back().at("current_revision") == "etcd-main-v3.5.17");
+}
+
+TEST_CASE("druid: an image that cannot be pulled stops the rollout at the first pod",
+          "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-image-pull-fails.json");
+  CHECK(of_kind(events, "pod-deletion").size() == 1);
+  CHECK(of_kind(events, "pod-image-pull-backoff").size() == 1);
+  CHECK(of_kind(events, "sts-revision").size() == 1);  // never completes
+  std::map<std::string, std::string> status;
+  for (const Json& e : of_kind(events, "druid-member-status")) {
+    status[e.at("member").get<std::string>()] = e.at("reason").get<std::string>();
+  }
+  CHECK(status.at("etcd-main-2") == "ContainersNotReady");
+}

@@ -1,0 +1,64 @@
+// A new etcd image for the Etcd as a fault kind of the etcd-druid system:
+//
+//   {"at": "2m", "kind": "druid-image-update", "image": "v3.5.17"}
+//   {"at": "2m", "kind": "druid-image-update", "image": "v3.5.99", "pullFails": true}
+//
+// druid writes the new image into the StatefulSet's template; the RollingUpdate strategy
+// deletes the pods from the highest ordinal, one at a time, waiting only for the pods above
+// (scenarios/workloads/statefulset_runtime.cpp). With "pullFails" the image cannot be pulled:
+// the new pods never start (ImagePullBackOff).
+#include "scenarios/druid/druid.hpp"
+#include "scenarios/loader_internal.hpp"
+#include "sim/assert.hpp"
+
+namespace hasim {
+namespace {
+
+using scenario_loader::Context;
+
+void read_update(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+  const Json* image = JsonReader::field(f, "image");
+  if (image == nullptr) {
+    c.reader.error(path, "druid-image-update needs the new image tag: add \"image\": \"v3.5.17\"");
+    return;
+  }
+  const std::string at = JsonReader::key_path(path, "image");
+  const auto tag = c.reader.string(*image, at);
+  if (!tag) return;
+  scenario_loader::check_name(c.reader, *tag, at, "the image tag");
+  spec.targets = {*tag};
+  bool pull_fails = false;
+  if (scenario_loader::read_bool_field(c.reader, f, path, "pullFails", pull_fails)) {
+    spec.message = pull_fails ? "pull-fails" : "";
+  }
+}
+
+void apply_update(World& world, const Scenario& scenario, const FaultSpec& fault,
+                  const BuildState& built) {
+  const DruidWiring* wiring = built.get<DruidWiring>();
+  HASIM_ASSERT(wiring != nullptr && !fault.targets.empty());
+  std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
+  const std::string revision = scenario.section<DruidSpec>()->name + "-" + fault.targets.front();
+  const bool pull_fails = fault.message == "pull-fails";
+  world.at(TrueTime{fault.at.ns},
+           [pods, revision, pull_fails] { pods->roll(revision, pull_fails); });
+}
+
+void write_update(const FaultSpec& f, Json& out) {
+  out["image"] = f.targets.front();
+  if (f.message == "pull-fails") out["pullFails"] = true;
+}
+
+std::string describe_update(const FaultSpec& f) {
+  return "etcd image " + f.targets.front() +
+         (f.message == "pull-fails" ? std::string(" (cannot be pulled)") : std::string());
+}
+
+}  // namespace
+
+FaultKind druid_image_update_fault_kind() {
+  return {"druid-image-update", read_update,     apply_update,
+          write_update,         describe_update, std::nullopt};
+}
+
+}  // namespace hasim
