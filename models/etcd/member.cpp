@@ -87,6 +87,9 @@ void EtcdMember::on_message(Env& env, ProcessId from, const Message& message) {
 void EtcdMember::on_io(Env& env, const IoCompletion& io) {
   guarded(env, [&] { handle_io(env, io); });
 }
+void EtcdMember::on_terminate(Env& env) {
+  guarded(env, [&] { start_shutdown(env); });
+}
 
 void EtcdMember::start_member(Env& env) {
   ticks_ = env.tag_space("raft-tick");
@@ -171,6 +174,7 @@ Duration EtcdMember::first_tick(Env& env) const {
 }
 
 void EtcdMember::handle_timer(Env& env, std::uint64_t tag) {
+  if (shutdown_.owns(tag)) return shutdown_poll(env);
   if (removal_.owns(tag)) {
     // stopWithDelay: "the member has been permanently removed from the cluster".
     env.trace(trace_kind::kRemoved, {{"member", i64(id_)}});

@@ -139,6 +139,8 @@ class EtcdMember final : public Process {
   void on_message(Env& env, ProcessId from, const Message& message) override;
   void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
   void on_io(Env& env, const IoCompletion& io) override;
+  // SIGTERM: etcd's Stop, which hands leadership over first (member_clients.cpp).
+  void on_terminate(Env& env) override;
 
  private:
   enum class Phase : std::uint8_t { idle, writing, snapshot_file, snapshot_cut };
@@ -243,6 +245,12 @@ class EtcdMember final : public Process {
   KvOutbox kvOut_;
   TagSpace kvTimers_;
   TagSpace removal_;  // the stop a second after this member's removal applied
+  TagSpace shutdown_;  // a graceful stop waiting for its leadership transfer
+  LocalTime shutdownStart_{};
+  LocalTime shutdownDeadline_{};
+  raft::PeerId shutdownTransferee_ = 0;
+  void start_shutdown(Env& env);
+  void shutdown_poll(Env& env);
   bool dead_ = false;  // raft panicked: the process is exiting
   // The cluster ID of the data directory's WAL metadata (0: the scenario's bootstrap), and
   // the peers whose messages were refused for another cluster's ID (traced once each).

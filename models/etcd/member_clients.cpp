@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "models/etcd/member.hpp"
+#include "models/etcd/trace_kinds.hpp"
 #include "sim/assert.hpp"
 #include "sim/fnv.hpp"
 
@@ -161,6 +162,41 @@ void EtcdMember::forward_member_request(Env& env, ProcessId client, const Member
   forwarded->forwarded = true;
   forwarded->reply_to = client;
   env.send(peers_[lead - 1], std::move(forwarded));
+}
+
+// --- a graceful stop ---------------------------------------------------------------------
+
+// server.go Stop: TryTransferLeadershipOnShutdown, then HardStop. A leader of several voters
+// moves leadership to the longest-connected voter (MoveLeader: raft's TransferLeadership,
+// then a poll every tick until that voter leads or ReqTimeout, 5 s + 2 x election timeout,
+// passes); failing that it just stops. Anyone else stops at once.
+void EtcdMember::start_shutdown(Env& env) {
+  if (node_ == nullptr || !leader_ || confState_.voters.size() < 2) return env.exit(0);
+  const std::set<raft::PeerId> voters(confState_.voters.begin(), confState_.voters.end());
+  shutdownTransferee_ = api_->shutdown_transferee(voters, env.monotonic_now());
+  if (shutdownTransferee_ == 0) return env.exit(0);  // ErrUnhealthy: logged, then stop
+  shutdown_ = env.tag_space("etcd-shutdown");
+  shutdownStart_ = env.monotonic_now();
+  shutdownDeadline_ = shutdownStart_ + seconds(5) + Duration{2 * config_.electionTimeout.ns};
+  node_->transfer_leader(shutdownTransferee_);
+  pump(env);
+  env.set_timer(config_.heartbeatInterval, shutdown_.tag());
+}
+
+void EtcdMember::shutdown_poll(Env& env) {
+  HASIM_ASSERT(shutdownTransferee_ != 0);
+  const bool moved = node_->basic_status().softState.lead == shutdownTransferee_;
+  if (moved || env.monotonic_now() >= shutdownDeadline_) {
+    const auto id = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+    env.trace(trace_kind::kMoveLeader,
+              {{"member", id(id_)},
+               {"transferee", id(shutdownTransferee_)},
+               {"lead", id(node_->basic_status().softState.lead)},
+               {"result", std::string(moved ? "shutdown-transfer" : "shutdown-transfer-timeout")},
+               {"took-ms", (env.monotonic_now() - shutdownStart_).ns / 1'000'000}});
+    return env.exit(0);
+  }
+  env.set_timer(config_.heartbeatInterval, shutdown_.tag());
 }
 
 }  // namespace hasim::etcd

@@ -302,6 +302,29 @@ bool MemberApi::applied(Env& env, const raft::ConfChange& cc) {
   return cc.type == raft::ConfChangeType::ConfChangeRemoveNode && cc.nodeId == self_;
 }
 
+raft::PeerId PeerActivity::longest_connected(const std::set<raft::PeerId>& members,
+                                             LocalTime now) const {
+  raft::PeerId longest = 0;
+  LocalTime oldest{};
+  for (raft::PeerId id : members) {
+    const auto since = active_since(id, now);
+    if (!since) continue;  // inactive
+    if (longest == 0 || *since < oldest) {
+      longest = id;
+      oldest = *since;
+    }
+  }
+  return longest;
+}
+
+raft::PeerId MemberApi::shutdown_transferee(const std::set<raft::PeerId>& voters,
+                                            LocalTime now) const {
+  std::set<raft::PeerId> others = voters;
+  // The local member's own stream is never active: longestConnected skips it the same way.
+  others.erase(self_);
+  return peers_.longest_connected(others, now);
+}
+
 void MemberApi::lead_changed(Env& env, raft::PeerId lead) {
   if (transferee_ == 0 || lead == 0 || lead == self_) return;
   // MoveLeader waits until the local member sees the transferee lead ("leadership transfer

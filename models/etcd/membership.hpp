@@ -177,6 +177,9 @@ class PeerActivity {
   // numConnectedSince: `self` and the members connected since `since`.
   std::size_t connected_since(const std::set<raft::PeerId>& members, raft::PeerId self,
                               LocalTime since, LocalTime now) const;
+  // longestConnected (etcdserver/util.go): the member of `members` whose stream has been
+  // active longest (the first in `members`' order on a tie), 0 if none is active.
+  raft::PeerId longest_connected(const std::set<raft::PeerId>& members, LocalTime now) const;
 
  private:
   struct Stream {
@@ -206,6 +209,9 @@ class MemberApi {
   bool applied(Env& env, const raft::ConfChange& cc);
   // The member's raft leader is now `lead` (a move-leader in progress finishes).
   void lead_changed(Env& env, raft::PeerId lead);
+  // The transferee of a graceful stop's leadership transfer (TryTransferLeadershipOnShutdown)
+  // among `voters` other than this member, 0 if none is connected (ErrUnhealthy).
+  raft::PeerId shutdown_transferee(const std::set<raft::PeerId>& voters, LocalTime now) const;
   MemberDirectory& directory() { return *directory_; }
 
  private:

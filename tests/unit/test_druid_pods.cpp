@@ -201,6 +201,11 @@ TEST_CASE("druid: a rolling update replaces the pods from the highest ordinal, o
     CHECK(ready_at > deletions[i - 1].at("t").get<std::int64_t>());
     CHECK(ready_at < deletions[i].at("t").get<std::int64_t>());
   }
+  // The leader's etcd hands leadership over before it stops (etcd's graceful Stop).
+  const auto transfers = of_kind(events, "etcd-move-leader");
+  REQUIRE(transfers.size() == 1);
+  CHECK(transfers.front().at("result") == "shutdown-transfer");
+  CHECK(transfers.front().at("lead") == transfers.front().at("transferee"));
   const auto revisions = of_kind(events, "sts-revision");
   REQUIRE(revisions.size() == 2);
   CHECK(revisions.back().at("current_revision") == "etcd-main-v3.5.17");
