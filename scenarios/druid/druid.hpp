@@ -15,5 +15,12 @@ std::string druid_node(const Scenario& scenario);
 FaultKind druid_drain_fault_kind();
 // A new etcd image rolled out by the StatefulSet (update_fault.cpp).
 FaultKind druid_image_update_fault_kind();
+// A container that crashes at every start for a while (crash_loop_fault.cpp).
+FaultKind druid_crash_loop_fault_kind();
+// The ordinal of `pod` ("etcd-main-2": 2), or -1 if it is not one of the Etcd's.
+int druid_pod_ordinal(const DruidSpec& spec, const std::string& pod);
+// A fault's "pod", into spec.targets, checked against the Etcd's replicas.
+void read_druid_pod(scenario_loader::Context& c, const Json& fault, const std::string& path,
+                    FaultSpec& spec);
 
 }  // namespace hasim

@@ -93,7 +93,9 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
 
 // ---- druid-pod-delete ---------------------------------------------------------------------
 
-int pod_ordinal(const DruidSpec& spec, const std::string& pod) {
+}  // namespace
+
+int druid_pod_ordinal(const DruidSpec& spec, const std::string& pod) {
   const std::string prefix = spec.name + "-";
   if (pod.rfind(prefix, 0) != 0) return -1;
   const std::string rest = pod.substr(prefix.size());
@@ -103,11 +105,11 @@ int pod_ordinal(const DruidSpec& spec, const std::string& pod) {
   return rest[0] - '0';
 }
 
-void read_pod_delete(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
+void read_druid_pod(Context& c, const Json& f, const std::string& path, FaultSpec& spec) {
   const std::string at = JsonReader::key_path(path, "pod");
   const Json* pod = JsonReader::field(f, "pod");
   if (pod == nullptr) {
-    c.reader.error(path, "druid-pod-delete needs the pod: add \"pod\": \"etcd-main-0\"");
+    c.reader.error(path, spec.kind + " needs the pod: add \"pod\": \"etcd-main-0\"");
     return;
   }
   const auto name = c.reader.string(*pod, at);
@@ -115,7 +117,7 @@ void read_pod_delete(Context& c, const Json& f, const std::string& path, FaultSp
   spec.targets = {*name};
   const DruidSpec* druid = c.scenario.section<DruidSpec>();
   if (druid == nullptr) return;  // reported where the section is missing or wrong
-  const int ordinal = pod_ordinal(*druid, *name);
+  const int ordinal = druid_pod_ordinal(*druid, *name);
   if (ordinal < 0 || ordinal >= druid->replicas) {
     c.reader.error(at, "\"" + *name + "\" is not a pod of the Etcd \"" + druid->name + "\"; its " +
                            "pods are \"" + druid->name + "-0\" to \"" + druid->name + "-" +
@@ -123,11 +125,13 @@ void read_pod_delete(Context& c, const Json& f, const std::string& path, FaultSp
   }
 }
 
+namespace {
+
 void apply_pod_delete(World& world, const Scenario& scenario, const FaultSpec& fault,
                       const BuildState& built) {
   const DruidWiring* wiring = built.get<DruidWiring>();
   HASIM_ASSERT(wiring != nullptr && !fault.targets.empty());
-  const int ordinal = pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
+  const int ordinal = druid_pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
   HASIM_ASSERT(ordinal >= 0);
   std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
   world.at(TrueTime{fault.at.ns}, [pods, ordinal] { pods->delete_pod(ordinal, "kubectl"); });
@@ -164,17 +168,19 @@ const ScenarioSystem& druid_scenario_system() {
          {"name", "namespace", "replicas", "storage", "antiAffinity", "workers", "druidNode"}},
         {"fault:druid-pod-delete", {"at", "kind", "pod"}},
         {"fault:druid-drain", {"at", "kind", "node", "for"}},
-        {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}}};
+        {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}},
+        {"fault:druid-crash-loop", {"at", "kind", "pod", "container", "for"}}};
     s.read = read_druid;
     s.processes_on = processes_on;
     s.process_origin =
         "\"etcdDruid\" (\"etcd-druid\" on its node; the pods' containers move between the "
         "workers and are named by pod)";
     s.build = add_druid;
-    s.fault_kinds = {{"druid-pod-delete", read_pod_delete, apply_pod_delete, write_pod_delete,
+    s.fault_kinds = {{"druid-pod-delete", read_druid_pod, apply_pod_delete, write_pod_delete,
                       describe_pod_delete, std::nullopt},
                      druid_drain_fault_kind(),
-                     druid_image_update_fault_kind()};
+                     druid_image_update_fault_kind(),
+                     druid_crash_loop_fault_kind()};
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),
                          workloads::trace_kind::kAll.end());

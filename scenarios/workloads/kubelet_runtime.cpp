@@ -27,7 +27,7 @@ void StatefulPods::start_containers(int ordinal, std::uint64_t generation) {
     const ProcessId process = ordinals_[ordinal].processes[c];
     if (world_.process_state(process) != ProcessState::stopped) continue;
     pod.containers[c].running = true;
-    world_.restart(process);
+    start_container(process);
   }
   if (!first) return;
   // The prober's workers start with the pod and probe at once, then every period.
@@ -38,6 +38,26 @@ void StatefulPods::start_containers(int ordinal, std::uint64_t generation) {
     probe(ordinal, c, generation);
   }
   update_ready(ordinal);
+}
+
+// The container runtime starts the process; one in a crash loop exits right after.
+void StatefulPods::start_container(ProcessId process) {
+  world_.restart(process);
+  const auto it = crashing_.find(process);
+  if (it == crashing_.end() || world_.now() >= it->second) return;
+  world_.at(world_.now(), [this, process] {
+    if (world_.process_state(process) != ProcessState::stopped) world_.crash(process, "crash-loop");
+  });
+}
+
+void StatefulPods::crash_loop(int ordinal, std::size_t container, TrueTime until) {
+  HASIM_ASSERT(ordinal >= 0 && static_cast<std::size_t>(ordinal) < ordinals_.size());
+  HASIM_ASSERT(container < set_.containers.size() && until > world_.now());
+  const ProcessId process = ordinals_[ordinal].processes[container];
+  crashing_[process] = until;
+  trace(trace_kind::kCrashLoop, ordinal,
+        {{"container", set_.containers[container].name}, {"until_ns", until.ns}});
+  if (world_.process_state(process) != ProcessState::stopped) world_.crash(process, "crash-loop");
 }
 
 void StatefulPods::probe(int ordinal, std::size_t c, std::uint64_t generation) {
@@ -124,7 +144,7 @@ void StatefulPods::on_stopped(int ordinal, std::size_t c, StopReason reason) {
     if (world_.process_state(process) != ProcessState::stopped) return;
     ++p.containers[c].restarts;
     p.containers[c].running = true;
-    world_.restart(process);
+    start_container(process);
   });
 }
 

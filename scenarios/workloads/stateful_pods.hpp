@@ -112,6 +112,10 @@ class StatefulPods final : public TraceObserver {
   void scale(int replicas);
   // kubectl delete pod: a graceful deletion, whoever asks (an operator, a controller).
   void delete_pod(int ordinal, std::string_view reason);
+  // Container `container` of pod `ordinal` crashes at every start until `until` (a bad flag,
+  // a corrupt file it reads): CrashLoopBackOff under the kubelet's back-off. It crashes now
+  // too if it runs.
+  void crash_loop(int ordinal, std::size_t container, TrueTime until);
   // kubectl drain NODE (drain_runtime.cpp): cordon, then evict the set's pods on it through
   // the PodDisruptionBudget, each on kubectl's loop; `uncordon` makes it schedulable again.
   void drain(const std::string& node, const cluster::DrainOptions& options);
@@ -196,6 +200,8 @@ class StatefulPods final : public TraceObserver {
   bool syncQueued_ = false;
   std::optional<cluster::PdbStatus> budget_;  // the disruption controller's last status
   std::set<std::string> unpullable_;          // revisions whose image cannot be pulled
+  std::map<ProcessId, TrueTime> crashing_;    // containers that crash at start, until when
+  void start_container(ProcessId process);
   cluster::KubeletBackoff backoff_;
   Rng rng_;  // the scheduler's draws
 };

@@ -10,6 +10,8 @@ namespace hasim::workloads::trace_kind {
 inline constexpr std::string_view kSetScaled = "sts-replicas";  // spec.replicas set
 // The template changed (a new update revision), or the rollout completed (current revision).
 inline constexpr std::string_view kSetRevision = "sts-revision";
+// A container now crashes at every start until `until_ns` (CrashLoopBackOff).
+inline constexpr std::string_view kCrashLoop = "container-crash-loop";
 // A pod's image cannot be pulled: its containers never start.
 inline constexpr std::string_view kImagePullBackOff = "pod-image-pull-backoff";
 inline constexpr std::string_view kPodCreate = "pod-create";  // the controller created it
@@ -35,10 +37,10 @@ inline constexpr std::string_view kUncordon = "node-uncordon";
 inline constexpr std::string_view kDrain = "drain";
 
 inline constexpr std::array kAll{
-    kSetScaled,    kPodCreate,       kPodScheduled,      kPodUnschedulable,
-    kPodReady,     kPodNotReady,     kPodDelete,         kPodGone,
-    kNodeNotReady, kNodeReady,       kVolumeProvisioned, kPdbStatus,
-    kPodEviction,  kCordon,          kUncordon,          kDrain,
-    kSetRevision,  kImagePullBackOff};
+    kSetScaled,    kPodCreate,        kPodScheduled,      kPodUnschedulable,
+    kPodReady,     kPodNotReady,      kPodDelete,         kPodGone,
+    kNodeNotReady, kNodeReady,        kVolumeProvisioned, kPdbStatus,
+    kPodEviction,  kCordon,           kUncordon,          kDrain,
+    kSetRevision,  kImagePullBackOff, kCrashLoop};
 
 }  // namespace hasim::workloads::trace_kind

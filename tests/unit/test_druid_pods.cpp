@@ -223,3 +223,16 @@ TEST_CASE("druid: an image that cannot be pulled stops the rollout at the first 
   }
   CHECK(status.at("etcd-main-2") == "ContainersNotReady");
 }
+
+TEST_CASE("druid: a crash loop backs off 10 s doubling, past the end of the loop", "[druid-pods]") {
+  const auto events = run_trace("scenarios/druid/druid-crash-loop.json");
+  std::vector<std::int64_t> waits;
+  for (const Json& e : of_kind(events, "kubelet-restart")) {
+    if (e.at("process") == "w-3/etcd-main-1.etcd")
+      waits.push_back(e.at("after_ns").get<std::int64_t>() / 1'000'000'000);
+  }
+  CHECK(waits == std::vector<std::int64_t>{0, 10, 20, 40, 80, 160});
+  const auto starts = of_kind(events, "druid-etcd-start");
+  REQUIRE(starts.size() == 4);
+  CHECK(starts.back().at("t") == 372'002'200'000);  // 210 s + 160 s, then the wrapper's init
+}
