@@ -35,8 +35,9 @@
 // start, with the event that changed the truth and the report. Thresholds are compared
 // strictly (Go's Time.Before): exactly at an allowance's end is still allowed.
 // `status-truth:30s` holds in scenarios/druid: a bootstrap member serves at 16.7s and is
-// reported Ready at 45s (28.3s: the sidecar starts renewing only once its leading loop read a
-// status, 25.7s).
+// reported Ready at 45s (28.3s: the sidecar starts the renewals only once its leading loop,
+// polling every 5s, read a status, at 25.7s; its ticker renews first a heartbeat later, 35.7s,
+// and druid's sync reads it at 45s).
 #include <cstddef>
 #include <cstdint>
 #include <map>
