@@ -1,12 +1,52 @@
-// etcd-druid's check half (properties/check_system.hpp). Its properties (status-truth,
-// pdb-safe, no-superfluous-members, quorum-recovery over druid) and fault choices come with
-// the next parts of issue 17; the system registers now so its scenarios load and run.
+// etcd-druid's check half (properties/check_system.hpp): status-truth:BOUND and
+// no-superfluous-members:SETTLE. pdb-safe and quorum-recovery, and druid's fault choices,
+// come with the next parts of issue 17; until then `hasim check` draws the kernel's and the
+// control plane's faults for druid scenarios.
 #include "properties/druid/check.hpp"
 
+#include "properties/druid/no_superfluous_members.hpp"
+#include "properties/druid/status_truth.hpp"
+
 namespace hasim {
+namespace {
+
+std::unique_ptr<Property> status_truth(const std::string& spec, std::optional<Duration> bound) {
+  return std::make_unique<StatusTruth>(spec, bound.value());
+}
+
+std::unique_ptr<Property> no_superfluous_members(const std::string& spec,
+                                                 std::optional<Duration> settle) {
+  return std::make_unique<NoSuperfluousMembers>(spec, settle.value());
+}
+
+}  // namespace
 
 const CheckSystem& druid_check_system() {
-  static const CheckSystem system{"etcd-druid", {}, {}};
+  static const CheckSystem system{
+      "etcd-druid",
+      {
+          {{"status-truth", "BOUND",
+            "druid's Etcd status matches ground truth within upstream's thresholds: a member "
+            "whose etcd has not served (stopped, paused or removed from the configuration) for "
+            "more than UnknownThreshold 1m + status sync 15s + heartbeat 10s + BOUND is not "
+            "reported Ready, one serving for more than heartbeat 10s + sync 15s + BOUND is; "
+            "the Ready condition is True iff more than half of etcd's voters serve, with the "
+            "same allowances",
+            "druid's defaults (UnknownThreshold 1m, status sync 15s, member-lease heartbeat "
+            "10s); BOUND covers apiserver round trips, the sidecar's leading loop and clock "
+            "skew; a member stopped by a fault stays judged by the same rules"},
+           status_truth},
+          {{"no-superfluous-members", "SETTLE",
+            "once nothing has changed for SETTLE (no pod created, deleted or scheduled, no "
+            "replicas change, no etcd configuration change or etcd start), etcd's member list "
+            "has as many members as spec.replicas and each is the member of an existing pod",
+            "the bootstrap members are IDs 1..N for the StatefulSet's first replicas N (the "
+            "sidecar's ordinal + 1); no restore from a snapshot; replicas 0 (hibernation) is "
+            "not judged"},
+           no_superfluous_members},
+      },
+      {},
+  };
   return system;
 }
 

@@ -1,0 +1,200 @@
+#include "properties/druid/status_truth.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "models/druid/trace_kinds.hpp"
+#include "models/etcd/trace_kinds.hpp"
+#include "sim/assert.hpp"
+#include "sim/trace_kinds.hpp"
+
+namespace hasim {
+namespace {
+
+namespace dk = druid::trace_kind;
+namespace ek = etcd::trace_kind;
+
+std::string at(TrueTime t) { return format_duration(Duration{t.ns}); }
+
+// Kernel and etcd events after which the embedded etcd no longer runs: the container's
+// process ended, or etcd stopped itself (lg.Fatal, or learning it was removed:
+// server/etcdserver/server.go, "the member has been permanently removed").
+bool stops_etcd(std::string_view kind) {
+  return kind == trace_kind::kCrash || kind == trace_kind::kExit || kind == ek::kFatal ||
+         kind == ek::kRemoved;
+}
+
+}  // namespace
+
+StatusTruth::StatusTruth(std::string spec, Duration bound)
+    : Property(std::move(spec)), bound_(bound) {
+  HASIM_ASSERT(bound.ns >= 0);
+}
+
+bool StatusTruth::wants(std::string_view kind) const {
+  return druid_props::EtcdMembership::wants(kind) || kind == dk::kMemberStatus ||
+         kind == dk::kCondition || stops_etcd(kind) || kind == trace_kind::kNodeDown ||
+         kind == trace_kind::kPause || kind == trace_kind::kResume;
+}
+
+void StatusTruth::on_event(const TraceEvent& event) {
+  if (!wants(event.kind)) return;  // observers see every event; only these matter here
+  // Deadlines that ran out before this event were breached in the state before it.
+  check_deadlines(event.t);
+  if (!apply(event)) return;
+  refresh_truth(event);
+  auto settle = [&](Claim& claim) {
+    if (claim.window == kNoWindow || claim.reported != claim.truth) return;
+    close_window(claim.window, event.t);  // druid and the truth agree again
+    claim.window = kNoWindow;
+  };
+  for (auto& [name, pod] : pods_) settle(pod.claim);
+  settle(quorum_);
+}
+
+void StatusTruth::finish(TrueTime end) {
+  check_deadlines(end);
+  close_open_windows(end);
+}
+
+// When `claim` is breached if nothing changes: a report that disagrees with a truth older
+// than its allowance, from the allowance's end or the report, whichever is later.
+std::optional<TrueTime> StatusTruth::breach_start(const Claim& claim) const {
+  if (claim.window != kNoWindow || claim.reported == claim.truth) return std::nullopt;
+  const Duration allowance = claim.reported ? stale_allowance() : fresh_allowance();
+  return std::max(claim.truth_since + allowance, claim.reported_since);
+}
+
+void StatusTruth::check_deadlines(TrueTime now) {
+  std::vector<Breach> due;
+  for (auto& [name, pod] : pods_) {
+    const std::optional<TrueTime> start = breach_start(pod.claim);
+    if (start && *start < now) due.push_back({*start, name, &pod.claim});
+  }
+  if (const std::optional<TrueTime> start = breach_start(quorum_); start && *start < now) {
+    due.push_back({*start, "", &quorum_});
+  }
+  // Several may run out between two events: open them in time order, so the violation is the
+  // earliest (a later event cannot reveal an earlier one: its state was already in force).
+  std::sort(due.begin(), due.end(), [](const Breach& a, const Breach& b) {
+    return std::tie(a.start, a.name) < std::tie(b.start, b.name);
+  });
+  for (const Breach& breach : due) open_breach(breach);
+}
+
+void StatusTruth::open_breach(const Breach& breach) {
+  Claim& claim = *breach.claim;
+  HASIM_ASSERT(claim.window == kNoWindow && claim.reported != claim.truth);
+  std::string detail = describe(breach.name, claim, breach.start);
+  std::vector<std::string> causes;
+  if (!claim.truth_cause.empty()) causes.push_back(claim.truth_cause);
+  if (!claim.report_cause.empty()) causes.push_back(claim.report_cause);
+  claim.window = open_window(breach.start, detail);
+  violate(breach.start, std::move(detail), std::move(causes));
+}
+
+// Updates pods and reports from one event; false if it changed nothing this property follows.
+bool StatusTruth::apply(const TraceEvent& event) {
+  const bool membership_changed = membership_.on_event(event);
+  if (event.kind == dk::kEtcdStart) {
+    Pod& pod = pods_[std::string(event.string_field("pod"))];
+    pod.node = std::string(event.node);
+    pod.id = static_cast<std::uint64_t>(std::max<std::int64_t>(0, event.int_field("member")));
+    pod.running = true;
+    pod.paused = false;
+  } else if (event.kind == dk::kMemberStatus || event.kind == dk::kCondition) {
+    const bool condition = event.kind == dk::kCondition;
+    if (condition && event.string_field("type") != "Ready") return false;
+    Claim& claim = condition ? quorum_ : pods_[std::string(event.string_field("member"))].claim;
+    const std::string status(event.string_field("status"));
+    const bool reported = status == (condition ? "True" : "Ready");
+    if (reported != claim.reported) claim.reported_since = event.t;
+    claim.reported = reported;
+    claim.report = status;
+    claim.report_cause = describe_event(event);
+  } else if (event.kind == trace_kind::kNodeDown) {
+    for (auto& [name, pod] : pods_) {
+      if (pod.node == event.node) pod.running = false;  // a powered-off host runs nothing
+    }
+  } else if (stops_etcd(event.kind) || event.kind == trace_kind::kPause ||
+             event.kind == trace_kind::kResume) {
+    stop_process(event);
+  } else {
+    return membership_changed;
+  }
+  return true;
+}
+
+void StatusTruth::stop_process(const TraceEvent& event) {
+  const auto it = pods_.find(druid_props::etcd_pod_of(event.proc));
+  if (it == pods_.end()) return;  // not an etcd-wrapper, or one that never started etcd
+  Pod& pod = it->second;
+  if (event.kind == trace_kind::kPause) {
+    pod.paused = true;
+  } else if (event.kind == trace_kind::kResume) {
+    pod.paused = false;
+  } else {
+    pod.running = false;
+  }
+}
+
+void StatusTruth::refresh_truth(const TraceEvent& event) {
+  std::size_t serving_voters = 0;
+  for (auto& [name, pod] : pods_) {
+    const bool serving = pod.running && !pod.paused && pod.id != 0 && !membership_.removed(pod.id);
+    if (serving && membership_.is_voter(pod.id)) ++serving_voters;
+    if (serving == pod.claim.truth) continue;
+    pod.claim.truth = serving;
+    pod.claim.truth_since = event.t;
+    pod.claim.truth_cause = describe_event(event);
+  }
+  const std::size_t voters = membership_.voters().size();
+  HASIM_ASSERT(serving_voters <= voters);
+  const bool quorate = voters > 0 && 2 * serving_voters > voters;
+  if (quorate == quorum_.truth) return;
+  quorum_.truth = quorate;
+  quorum_.truth_since = event.t;
+  quorum_.truth_cause = describe_event(event);
+}
+
+std::string StatusTruth::quorum_text() const {
+  std::size_t serving = 0;
+  for (const std::uint64_t id : membership_.voters()) {
+    for (const auto& [name, pod] : pods_) {
+      if (pod.id == id && pod.claim.truth) ++serving;
+    }
+  }
+  return std::to_string(serving) + " of " + std::to_string(membership_.voters().size()) +
+         " voters serving";
+}
+
+std::string StatusTruth::describe(const std::string& name, const Claim& claim,
+                                  TrueTime start) const {
+  const std::string bound = "bound " + format_duration(bound_) + ")";
+  const std::string allows =
+      claim.reported ? "; upstream's rules allow " + format_duration(stale_allowance()) +
+                           " (UnknownThreshold 1m + status sync 15s + heartbeat 10s + " + bound
+                     : "; upstream's rules allow " + format_duration(fresh_allowance()) +
+                           " (heartbeat 10s + status sync 15s + " + bound;
+  const std::string since =
+      claim.truth_cause.empty() ? "the start of the run" : at(claim.truth_since);
+  const std::string status = claim.report.empty() ? "no status" : "status " + claim.report;
+  if (name.empty()) {
+    return claim.reported ? "druid's Ready condition was True at " + at(start) +
+                                " but the etcd cluster has had no quorum serving since " + since +
+                                " (" + quorum_text() + ")" + allows
+                          : "druid's Ready condition was not True by " + at(start) + " (" + status +
+                                ") although a quorum of etcd voters has served since " + since +
+                                " (" + quorum_text() + ")" + allows;
+  }
+  const Pod& pod = pods_.at(name);
+  const std::string member =
+      pod.id == 0 ? "its etcd" : "its etcd (member " + std::to_string(pod.id) + ")";
+  return claim.reported
+             ? "druid reported " + name + " Ready at " + at(start) + " but " + member +
+                   " has not served since " + since + allows
+             : "druid did not report " + name + " Ready by " + at(start) + " (" + status +
+                   ") although " + member + " has served since " + since + allows;
+}
+
+}  // namespace hasim
