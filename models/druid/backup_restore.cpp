@@ -2,6 +2,7 @@
 // (pkg/initializer/initializer.go) as the etcd container's wrapper drives them.
 #include "models/druid/backup_restore.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -14,7 +15,15 @@ namespace hasim::druid {
 
 BackupRestore::BackupRestore(BackupRestoreConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.pod != nullptr && config_.directory != nullptr);
-  HASIM_ASSERT(config_.serviceEndpoints != nullptr && config_.originalClusterSize >= 1);
+  HASIM_ASSERT(config_.serviceEndpoints != nullptr && config_.clusterSize != nullptr);
+}
+
+// A hibernated Etcd's ConfigMap lists no member (initial-cluster is empty), and no pod of it
+// runs then; a container that still starts reads it as one member.
+int BackupRestore::mounted_cluster_size() const {
+  const int size = std::max(1, config_.clusterSize());
+  HASIM_ASSERT(size >= 1);
+  return size;
 }
 
 BackupRestore::~BackupRestore() = default;
@@ -24,6 +33,7 @@ void BackupRestore::on_start(Env& env) {
   tags_ = env.tag_space("backup-restore");
   config_.apiserver.timer_tags = env.tag_space("api-client");
   api_ = std::make_unique<api::ApiClient>(config_.apiserver);
+  originalClusterSize_ = mounted_cluster_size();
   // runServer: member-lease renewal runs from the start, then the leading-sidecar loop.
   schedule_heartbeat(env);
   env.set_timer(config_.reelectionPeriod, tags_.tag(local_tag(kLeading, 0)));
@@ -45,10 +55,10 @@ void BackupRestore::serve_config(Env& env) {
     response->state = state;
     e.send(config_.pod->etcd, std::move(response));
   };
-  if (config_.originalClusterSize == 1) {
+  const int size = mounted_cluster_size();
+  if (size == 1) {
     return reply(env, sidecar::get_cluster_state(1, sidecar::LearnerRead::Unreadable));
   }
-  const int size = config_.originalClusterSize;
   auto list = [](std::uint64_t id) {
     auto request = std::make_shared<etcd::MemberRequest>(etcd::MemberOp::list, 0, nullptr);
     request->client_id = id;
@@ -74,7 +84,8 @@ void BackupRestore::initialize(Env& env, ValidationMode mode) {
   HASIM_ASSERT(!initializing_);
   initializing_ = true;
   (void)mode;  // hasim's data never tears or rots: full and sanity validation agree
-  if (config_.originalClusterSize == 1) {
+  initClusterSize_ = mounted_cluster_size();
+  if (initClusterSize_ == 1) {
     return validate_and_decide(env, sidecar::MemberListRead::Unreadable,
                                sidecar::MemberLeaseRead::HolderNil);
   }
@@ -97,13 +108,13 @@ void BackupRestore::validate_and_decide(Env& env, sidecar::MemberListRead list,
   sanity.data_dir = has_etcd_data(env) ? sidecar::PathStat::Exists : sidecar::PathStat::Missing;
   sanity.structure = sanity.data_dir;
   sanity.snapstore_configured = false;  // no backup store yet
-  sanity.original_cluster_size = config_.originalClusterSize;
+  sanity.original_cluster_size = initClusterSize_;
   sidecar::ValidationInput input;
   input.sanity = sidecar::sanity_check(sanity);
-  input.original_cluster_size = config_.originalClusterSize;
+  input.original_cluster_size = initClusterSize_;
   input.backup_bucket_empty = true;
   sidecar::InitObservation obs;
-  obs.original_cluster_size = config_.originalClusterSize;
+  obs.original_cluster_size = initClusterSize_;
   obs.member_list = list;
   // Upstream reads the list a second time for IsClusterScaledUp; one read serves both here.
   obs.member_list_scale_up_check = list;

@@ -32,9 +32,12 @@ namespace hasim::druid {
 
 struct BackupRestoreConfig {
   std::shared_ptr<PodContainers> pod;
-  // len(initial-cluster) of druid's etcd config: the Etcd's replicas when the cluster was
-  // created (IsMultiNode: > 1).
-  int originalClusterSize = 1;
+  // len(initial-cluster) in the pod's mounted etcd config now: druid's ConfigMap, which
+  // follows the Etcd's spec.replicas (models/druid/etcd_resource.hpp). Read as upstream reads
+  // the file: once when the server starts (OriginalClusterSize: the promote callback), at
+  // each Initialize (IsMultiNode; hasim's validator takes the same reading) and at each
+  // /config (serveConfig).
+  std::function<int()> clusterSize;
   // The client Service's ready endpoints now (etcd processes), for --service-endpoints.
   std::function<std::vector<ProcessId>()> serviceEndpoints;
   // etcd's member list as the peer URLs find it: the ID a learner is added with, and where
@@ -112,8 +115,12 @@ class BackupRestore final : public Process {
   void leading_poll(Env& env);
   void promote(Env& env);
 
+  int mounted_cluster_size() const;
+
   BackupRestoreConfig config_;
   TagSpace tags_;
+  int originalClusterSize_ = 1;  // at the server's start (backuprestoreserver.go Run)
+  int initClusterSize_ = 1;      // at the Initialize under way (IsMultiNode)
   std::unique_ptr<api::ApiClient> api_;
   InitStatus status_ = InitStatus::New;
   bool initializing_ = false;

@@ -67,7 +67,7 @@ void BackupRestore::leading_poll(Env& env) {
     response.leader = answer.status.leader;
     response.is_learner = answer.status.is_learner;
     const sidecar::LeadingStep step = sidecar::leading_transition(
-        leading_, sidecar::etcd_member_status(response), config_.originalClusterSize);
+        leading_, sidecar::etcd_member_status(response), originalClusterSize_);
     if (step.next != leading_) {
       e.trace(trace_kind::kLeading,
               {{"pod", config_.pod->pod}, {"state", std::string(sidecar::name(step.next))}});

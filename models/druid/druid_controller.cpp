@@ -18,7 +18,7 @@ constexpr Duration kReconcileRetry = seconds(5);
 }  // namespace
 
 DruidController::DruidController(DruidControllerConfig config) : config_(std::move(config)) {
-  HASIM_ASSERT(config_.replicas >= 0 && !config_.etcdName.empty());
+  HASIM_ASSERT(config_.etcd != nullptr && config_.etcd->replicas >= 0 && !config_.etcdName.empty());
   HASIM_ASSERT(config_.applyStatefulSet != nullptr && config_.podContainersReady != nullptr);
 }
 
@@ -36,16 +36,24 @@ void DruidController::on_start(Env& env) {
   env.set_timer(config_.statusSyncPeriod, tags_.tag(kStatus));
 }
 
-// The components in druid's order: the member Leases come before the StatefulSet, so a
-// sidecar never renews a Lease that does not exist.
+// The components in druid's order (reconcile_spec.go getOrderedOperatorsForSync): the member
+// Leases come before the ConfigMap and the StatefulSet, so a sidecar never renews a Lease
+// that does not exist. memberlease.go's Sync creates or patches one Lease per ordinal below
+// spec.replicas and deletes none: a hibernated Etcd keeps its Leases and their holders.
 void DruidController::reconcile(Env& env) {
-  auto round = std::make_shared<Round>(Round{config_.replicas, false});
-  if (config_.replicas == 0) {
-    config_.applyStatefulSet(0);
-    reconciled_ = true;
-    return;
-  }
-  for (int ordinal = 0; ordinal < config_.replicas; ++ordinal) create_lease(env, ordinal, round);
+  const EtcdResource& etcd = *config_.etcd;
+  auto round = std::make_shared<Round>(Round{etcd.replicas, false, etcd.replicas, etcd.generation});
+  if (etcd.replicas == 0) return sync_config_and_set(*round);
+  for (int ordinal = 0; ordinal < etcd.replicas; ++ordinal) create_lease(env, ordinal, round);
+}
+
+// configmap.go Sync (initial-cluster: one entry per replica), then statefulset.go Sync
+// (createOrPatch with spec.replicas).
+void DruidController::sync_config_and_set(const Round& round) {
+  HASIM_ASSERT(round.replicas >= 0 && round.generation == config_.etcd->generation);
+  config_.etcd->configMapClusterSize = round.replicas;
+  config_.applyStatefulSet(round.replicas);
+  reconciled_ = true;
 }
 
 void DruidController::create_lease(Env& env, int ordinal, std::shared_ptr<Round> round) {
@@ -58,30 +66,36 @@ void DruidController::create_lease(Env& env, int ordinal, std::shared_ptr<Round>
                                   response.status == api::Status::already_exists;
                   round->failed = round->failed || !ok;
                   if (--round->left > 0) return;
+                  // A newer spec came meanwhile: its own reconcile is under way.
+                  if (round->generation != config_.etcd->generation) return;
                   // A failed component requeues the whole reconcile.
                   if (round->failed)
                     return (void)e.set_timer(kReconcileRetry, tags_.tag(kReconcile));
-                  config_.applyStatefulSet(config_.replicas);
-                  reconciled_ = true;
+                  sync_config_and_set(*round);
                 });
 }
 
+// reconcile_status.go runs with every reconcile, also for a hibernated Etcd: no Lease is
+// expected then (GetMemberLeaseNames of 0 replicas), so status.members empties and every
+// condition reads NotChecked, keeping its status (condition/builder.go).
 void DruidController::status_step(Env& env) {
   env.set_timer(config_.statusSyncPeriod, tags_.tag(kStatus));
-  if (!reconciled_ || config_.replicas == 0) return;
-  auto seen = std::make_shared<std::vector<MemberLeaseObservation>>(config_.replicas);
-  auto pending = std::make_shared<int>(config_.replicas);
-  for (int ordinal = 0; ordinal < config_.replicas; ++ordinal) {
-    read_lease(env, ordinal, seen, pending);
+  if (!reconciled_) return;
+  const int replicas = config_.etcd->replicas;
+  if (replicas == 0) return write_status(env, {}, 0);
+  auto seen = std::make_shared<std::vector<MemberLeaseObservation>>(replicas);
+  auto pending = std::make_shared<int>(replicas);
+  for (int ordinal = 0; ordinal < replicas; ++ordinal) {
+    read_lease(env, ordinal, seen, pending, replicas);
   }
 }
 
 void DruidController::read_lease(Env& env, int ordinal,
                                  std::shared_ptr<std::vector<MemberLeaseObservation>> seen,
-                                 std::shared_ptr<int> pending) {
+                                 std::shared_ptr<int> pending, int replicas) {
   const api::ObjectKey key{api::Kind::lease, config_.namespace_, member_name(ordinal)};
   api_->request(env, api_->new_context(), api::Verb::get, key, nullptr,
-                [this, ordinal, seen, pending](Env& e, const api::Response& response) {
+                [this, ordinal, seen, pending, replicas](Env& e, const api::Response& response) {
                   MemberLeaseObservation& obs = (*seen)[ordinal];
                   obs.name = member_name(ordinal);
                   if (response.status == api::Status::not_found) {
@@ -93,13 +107,14 @@ void DruidController::read_lease(Env& env, int ordinal,
                     obs.renew_time = response.object->lease.renewTime;
                     obs.pod = config_.podContainersReady(ordinal);
                   }
-                  if (--*pending == 0) write_status(e, *seen);
+                  if (--*pending == 0) write_status(e, *seen, replicas);
                 });
 }
 
 // reconcile_status.go: the member statuses, then the conditions over them; only changes
 // reach the trace.
-void DruidController::write_status(Env& env, const std::vector<MemberLeaseObservation>& leases) {
+void DruidController::write_status(Env& env, const std::vector<MemberLeaseObservation>& leases,
+                                   int replicas) {
   const LocalTime now = env.now();
   std::vector<EtcdMemberStatus> members =
       compute_member_statuses(leases, members_, now, config_.thresholds);
@@ -117,13 +132,27 @@ void DruidController::write_status(Env& env, const std::vector<MemberLeaseObserv
                {"status", std::string(name(m.status))},
                {"reason", std::string(name(m.reason))}});
   }
+  // A member no longer in status.members (hibernation empties the list): druid no longer
+  // says anything of it.
+  for (const EtcdMemberStatus& p : members_) {
+    const bool kept = std::any_of(members.begin(), members.end(),
+                                  [&p](const EtcdMemberStatus& m) { return m.name == p.name; });
+    if (!kept) env.trace(trace_kind::kMemberStatus, {{"member", p.name}, {"status", "Absent"}});
+  }
   members_ = std::move(members);
-  const std::vector<ConditionResult> results{check_all_members_ready(members_, config_.replicas),
+  const std::vector<ConditionResult> results{check_all_members_ready(members_, replicas),
                                              check_ready(members_),
                                              check_cluster_id_mismatch(members_, leases)};
-  std::vector<Condition> conditions = build_conditions(results, conditions_, config_.replicas, now);
+  std::vector<Condition> conditions = build_conditions(results, conditions_, replicas, now);
   for (const Condition& c : conditions) {
     if (c.last_transition_time != now) continue;
+    // While spec.replicas is 0 upstream moves every lastTransitionTime at each step, the status
+    // kept (condition/builder.go): only a changed status or reason reaches the trace.
+    const auto before = std::find_if(conditions_.begin(), conditions_.end(),
+                                     [&c](const Condition& p) { return p.type == c.type; });
+    if (before != conditions_.end() && before->status == c.status && before->reason == c.reason) {
+      continue;
+    }
     env.trace(trace_kind::kCondition, {{"type", std::string(name(c.type))},
                                        {"status", std::string(name(c.status))},
                                        {"reason", std::string(name(c.reason))}});
@@ -132,6 +161,7 @@ void DruidController::write_status(Env& env, const std::vector<MemberLeaseObserv
 }
 
 void DruidController::on_message(Env& env, ProcessId, const Message& message) {
+  if (message_as<EtcdSpecChanged>(*message) != nullptr) return reconcile(env);
   if (api_ != nullptr) api_->on_message(env, message);
 }
 

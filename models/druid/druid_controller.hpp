@@ -8,9 +8,14 @@
 //
 // The StatefulSet and its pods are the workload controllers' objects
 // (scenarios/workloads/stateful_pods.hpp), which hasim keeps outside the apiserver: druid
-// writes the set and reads a pod's condition through the two functions it is given.
-// Not built yet: the PDB, Services, snapshot leases and BackupReady, scale-up and
-// hibernation through spec changes, and the proposal's decision table.
+// writes the set and reads a pod's condition through the two functions it is given. The Etcd
+// itself is shared too (etcd_resource.hpp): a spec change arrives as EtcdSpecChanged and
+// runs the reconcile again (scale-up: the new members' Leases, the ConfigMap, then the set's
+// replicas; hibernation: the set to 0, the Leases kept, as memberlease.go's Sync never
+// deletes one).
+// Not built yet: the PDB, Services, snapshot leases and BackupReady, the pod template's
+// ConfigMap checksum (a changed initial-cluster rolls the existing pods upstream), and the
+// proposal's decision table.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -19,6 +24,7 @@
 
 #include "models/apiserver/client.hpp"
 #include "models/druid/conditions.hpp"
+#include "models/druid/etcd_resource.hpp"
 #include "models/druid/member_status.hpp"
 #include "sim/env.hpp"
 
@@ -28,7 +34,9 @@ struct DruidControllerConfig {
   api::ApiClientConfig apiserver;  // timer_tags is set by the process
   std::string namespace_;          // the Etcd's namespace (its Leases and pods)
   std::string etcdName;            // "etcd-main": pods and member Leases "etcd-main-0", ...
-  int replicas = 3;                // spec.replicas
+  // The Etcd: druid reads spec.replicas at every reconcile and status step, and writes the
+  // ConfigMap's initial-cluster size.
+  std::shared_ptr<EtcdResource> etcd;
   Duration statusSyncPeriod = kDefaultEtcdStatusSyncPeriod;
   MemberThresholds thresholds;
   // Creates or scales the StatefulSet (the component's Sync).
@@ -48,16 +56,19 @@ class DruidController final : public Process {
 
  private:
   enum Timer : std::uint64_t { kReconcile, kStatus };
-  struct Round {  // one reconcile's Lease creations
+  struct Round {  // one reconcile's Lease creations, for the spec of one generation
     int left = 0;
     bool failed = false;
+    std::int32_t replicas = 0;
+    std::int64_t generation = 0;
   };
   void reconcile(Env& env);
   void create_lease(Env& env, int ordinal, std::shared_ptr<Round> round);
+  void sync_config_and_set(const Round& round);
   void status_step(Env& env);
   void read_lease(Env& env, int ordinal, std::shared_ptr<std::vector<MemberLeaseObservation>> seen,
-                  std::shared_ptr<int> pending);
-  void write_status(Env& env, const std::vector<MemberLeaseObservation>& leases);
+                  std::shared_ptr<int> pending, int replicas);
+  void write_status(Env& env, const std::vector<MemberLeaseObservation>& leases, int replicas);
   std::string member_name(int ordinal) const;
 
   DruidControllerConfig config_;

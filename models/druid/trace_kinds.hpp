@@ -21,9 +21,13 @@ inline constexpr std::string_view kLeading = "druid-br-leading";
 // etcd-druid: the status step wrote a member's status or a condition that changed.
 inline constexpr std::string_view kMemberStatus = "druid-member-status";
 inline constexpr std::string_view kCondition = "druid-condition";
+// The Etcd's spec was edited (druid-scale): the change the API server admitted, or the one
+// its CEL rule on spec.replicas refused (api/core/v1alpha1/etcd.go), which changes nothing.
+inline constexpr std::string_view kSpecUpdate = "druid-spec-update";
+inline constexpr std::string_view kSpecRefused = "druid-spec-refused";
 
-inline constexpr std::array kAll{kEtcdStart,    kEtcdReadyz,   kEtcdConfigFailed,
-                                 kInitDecision, kInitDone,     kMemberCall,
-                                 kLeading,      kMemberStatus, kCondition};
+inline constexpr std::array kAll{kEtcdStart, kEtcdReadyz, kEtcdConfigFailed, kInitDecision,
+                                 kInitDone,  kMemberCall, kLeading,          kMemberStatus,
+                                 kCondition, kSpecUpdate, kSpecRefused};
 
 }  // namespace hasim::druid::trace_kind

@@ -176,6 +176,9 @@ void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& reque
     case MemberOp::list:
       break;
   }
+  // server.go configure: a client's change carries its own ID (reqIDGen), by which its
+  // waiter is found when the change is applied. The scenario's requests keep ID 0.
+  if (client != 0) cc.id = (std::uint64_t{self_} << 48) | ++changeSeq_;
   const raft::RaftError err = node.propose_conf_change(raft::ConfChangeI{cc});
   if (err != raft::RaftError::Ok || client == 0) {
     return answer(env, request, client, request.target,
@@ -185,7 +188,7 @@ void MemberApi::handle(Env& env, raft::RawNode& node, const MemberRequest& reque
   // drops (another change still pending) or loses is never answered, and the client's
   // deadline ends the call.
   if (waiters_.size() == kMaxWaiters) waiters_.erase(waiters_.begin());
-  waiters_.push_back(Waiter{cc.type, cc.nodeId, request, client});
+  waiters_.push_back(Waiter{cc.id, cc.nodeId, request, client});
 }
 
 std::optional<std::string_view> MemberApi::check(Env& env, const raft::Status& st,
@@ -293,7 +296,7 @@ bool MemberApi::applied(Env& env, const raft::ConfChange& cc) {
                                       {"type", std::string(raft::name(cc.type))},
                                       {"node", i64(cc.nodeId)}});
   for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
-    if (it->type != cc.type || it->node != cc.nodeId) continue;
+    if (cc.id == 0 || it->id != cc.id) continue;
     const Waiter waiter = std::move(*it);
     waiters_.erase(it);
     answer(env, waiter.request, waiter.client, waiter.node, "ok");

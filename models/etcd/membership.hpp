@@ -231,12 +231,13 @@ class MemberApi {
   // Clients' changes proposed and not yet applied, oldest first (bounded: a change raft
   // dropped is never applied, and its client has given up long before).
   struct Waiter {
-    raft::ConfChangeType type;
+    std::uint64_t id = 0;  // the change's cc.ID
     raft::PeerId node = 0;
     MemberRequest request;
     ProcessId client = 0;
   };
   static constexpr std::size_t kMaxWaiters = 16;
+  std::uint64_t changeSeq_ = 0;
   std::vector<Waiter> waiters_;
   LocalTime transferStart_{};
 };

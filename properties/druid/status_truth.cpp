@@ -44,7 +44,7 @@ void StatusTruth::on_event(const TraceEvent& event) {
   if (!apply(event)) return;
   refresh_truth(event);
   auto settle = [&](Claim& claim) {
-    if (claim.window == kNoWindow || claim.reported != claim.truth) return;
+    if (claim.window == kNoWindow || !agrees(claim)) return;
     close_window(claim.window, event.t);  // druid and the truth agree again
     claim.window = kNoWindow;
   };
@@ -57,10 +57,15 @@ void StatusTruth::finish(TrueTime end) {
   close_open_windows(end);
 }
 
+// Whether druid's report and the truth agree (a silent claim agrees with anything).
+bool StatusTruth::agrees(const Claim& claim) {
+  return claim.silent || claim.reported == claim.truth;
+}
+
 // When `claim` is breached if nothing changes: a report that disagrees with a truth older
 // than its allowance, from the allowance's end or the report, whichever is later.
 std::optional<TrueTime> StatusTruth::breach_start(const Claim& claim) const {
-  if (claim.window != kNoWindow || claim.reported == claim.truth) return std::nullopt;
+  if (claim.window != kNoWindow || agrees(claim)) return std::nullopt;
   const Duration allowance = claim.reported ? stale_allowance() : fresh_allowance();
   return std::max(claim.truth_since + allowance, claim.reported_since);
 }
@@ -84,7 +89,7 @@ void StatusTruth::check_deadlines(TrueTime now) {
 
 void StatusTruth::open_breach(const Breach& breach) {
   Claim& claim = *breach.claim;
-  HASIM_ASSERT(claim.window == kNoWindow && claim.reported != claim.truth);
+  HASIM_ASSERT(claim.window == kNoWindow && !agrees(claim));
   std::string detail = describe(breach.name, claim, breach.start);
   std::vector<std::string> causes;
   if (!claim.truth_cause.empty()) causes.push_back(claim.truth_cause);
@@ -110,6 +115,7 @@ bool StatusTruth::apply(const TraceEvent& event) {
     const bool reported = status == (condition ? "True" : "Ready");
     if (reported != claim.reported) claim.reported_since = event.t;
     claim.reported = reported;
+    claim.silent = status == "Absent" || event.string_field("reason") == "NotChecked";
     claim.report = status;
     claim.report_cause = describe_event(event);
   } else if (event.kind == trace_kind::kNodeDown) {

@@ -73,11 +73,15 @@ class StatusTruth final : public Property {
     TrueTime truth_since{};
     std::string truth_cause;  // the event that last changed the truth, described
     bool reported = false;    // druid says Ready / True
-    std::string report;       // its last status ("" if none yet)
+    // druid makes no claim: a condition NotChecked (spec.replicas 0), a member absent from
+    // status.members (it left the list).
+    bool silent = false;
+    std::string report;  // its last status ("" if none yet)
     TrueTime reported_since{};
     std::string report_cause;
     std::size_t window = kNoWindow;
   };
+  static bool agrees(const Claim& claim);
   struct Pod {
     std::string node;  // where its etcd runs
     std::uint64_t id = 0;

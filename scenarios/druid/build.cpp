@@ -1,6 +1,7 @@
 // Building the etcd-druid system into a World: for each ordinal the Etcd's StatefulSet may
 // reach, the two containers of its pod as processes (stopped until the pod runs), the
 // workload controllers that place and run them, and etcd-druid on its node.
+#include <algorithm>
 #include <memory>
 
 #include "models/druid/backup_restore.hpp"
@@ -76,8 +77,9 @@ api::ApiClientConfig in_cluster_client(const ControlPlaneSpec& cp, std::string u
   return config;
 }
 
-void add_druid_controller(World& world, const Scenario& scenario,
-                          const std::shared_ptr<workloads::StatefulPods>& runtime) {
+ProcessId add_druid_controller(World& world, const Scenario& scenario,
+                               const std::shared_ptr<workloads::StatefulPods>& runtime,
+                               const std::shared_ptr<druid::EtcdResource>& etcd) {
   const DruidSpec& spec = *scenario.section<DruidSpec>();
   const auto node = world.find_node(druid_node(scenario));
   HASIM_ASSERT(node.has_value());
@@ -85,7 +87,7 @@ void add_druid_controller(World& world, const Scenario& scenario,
   config.apiserver = in_cluster_client(*scenario.section<ControlPlaneSpec>(), "etcd-druid");
   config.namespace_ = spec.namespace_;
   config.etcdName = spec.name;
-  config.replicas = spec.replicas;
+  config.etcd = etcd;
   workloads::StatefulPods* pods = runtime.get();
   config.applyStatefulSet = [pods](int replicas) {
     if (pods->replicas() != replicas) pods->scale(replicas);
@@ -96,8 +98,8 @@ void add_druid_controller(World& world, const Scenario& scenario,
     return pod->containersReady ? druid::PodContainersReady::kTrue
                                 : druid::PodContainersReady::kFalse;
   };
-  world.add_process(*node, std::string(DruidSpec::kDruidProcess),
-                    [config] { return std::make_unique<druid::DruidController>(config); });
+  return world.add_process(*node, std::string(DruidSpec::kDruidProcess),
+                           [config] { return std::make_unique<druid::DruidController>(config); });
 }
 
 }  // namespace
@@ -117,10 +119,13 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     std::shared_ptr<druid::BackupRestoreConfig> sidecar =
         std::make_shared<druid::BackupRestoreConfig>();
   };
-  std::vector<Ordinal> setup(static_cast<std::size_t>(spec.replicas));
+  // Every ordinal the set may reach over the run (a scale-up's pods included).
+  const int ordinals = std::max(spec.replicas, spec.maxReplicas);
+  HASIM_ASSERT(ordinals >= 1 && ordinals <= kDruidMaxOrdinals);
+  std::vector<Ordinal> setup(static_cast<std::size_t>(ordinals));
   std::vector<workloads::OrdinalContainers> containers;
   std::vector<ProcessId> etcds;
-  for (int ordinal = 0; ordinal < spec.replicas; ++ordinal) {
+  for (int ordinal = 0; ordinal < ordinals; ++ordinal) {
     Ordinal& o = setup[ordinal];
     o.pod->pod = spec.name + "-" + std::to_string(ordinal);
     o.pod->ordinal = ordinal;
@@ -134,8 +139,11 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
         *placeholder, druid_container_process(spec, ordinal, DruidSpec::kSidecarContainer),
         [sidecar] { return std::make_unique<druid::BackupRestore>(*sidecar); },
         StartPolicy::on_demand);
-    // The bootstrap members' IDs follow their place in initial-cluster.
-    directory->set_address(static_cast<raft::PeerId>(ordinal) + 1, o.pod->etcd);
+    // The bootstrap members' IDs follow their place in initial-cluster; a later pod's is the
+    // one its sidecar adds it with.
+    if (ordinal < spec.replicas) {
+      directory->set_address(static_cast<raft::PeerId>(ordinal) + 1, o.pod->etcd);
+    }
     etcds.push_back(o.pod->etcd);
     workloads::OrdinalContainers c;
     c.processes = {o.pod->etcd, o.pod->backupRestore};
@@ -150,12 +158,16 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   world.keep_alive(runtime);
   const workloads::StatefulPods* pods = runtime.get();
   const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
+  // The Etcd as created: druid's first reconcile writes the same ConfigMap before any pod.
+  auto resource = std::make_shared<druid::EtcdResource>();
+  resource->replicas = spec.replicas;
+  resource->configMapClusterSize = spec.replicas;
   for (Ordinal& o : setup) {
     o.wrapper->pod = o.pod;
     o.wrapper->etcd = etcd;
     druid::BackupRestoreConfig& sidecar = *o.sidecar;
     sidecar.pod = o.pod;
-    sidecar.originalClusterSize = spec.replicas;
+    sidecar.clusterSize = [resource] { return resource->configMapClusterSize; };
     sidecar.serviceEndpoints = [pods] { return pods->ready_endpoints(0); };
     sidecar.directory = directory;
     sidecar.apiserver = in_cluster_client(cp, o.pod->pod + "/backup-restore");
@@ -163,8 +175,8 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     world.keep_alive(o.wrapper);
     world.keep_alive(o.sidecar);
   }
-  add_druid_controller(world, scenario, runtime);
-  built.set(DruidWiring{runtime});
+  const ProcessId druid = add_druid_controller(world, scenario, runtime, resource);
+  built.set(DruidWiring{runtime, resource, druid});
 }
 
 }  // namespace hasim

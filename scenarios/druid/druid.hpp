@@ -22,5 +22,12 @@ int druid_pod_ordinal(const DruidSpec& spec, const std::string& pod);
 // A fault's "pod", into spec.targets, checked against the Etcd's replicas.
 void read_druid_pod(scenario_loader::Context& c, const Json& fault, const std::string& path,
                     FaultSpec& spec);
+// druid-scale (scenarios/druid/scale_fault.cpp): the kind, its keys, and the loader's
+// cross-check that settles "maxReplicas" against the scale faults.
+FaultKind druid_scale_fault_kind();
+KeySet druid_scale_key_set();
+void druid_check_max_replicas(scenario_loader::Context& c);
+// hasim provisions processes for at most this many ordinals.
+inline constexpr int kDruidMaxOrdinals = 9;
 
 }  // namespace hasim

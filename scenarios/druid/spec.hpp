@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/cluster/pod_placement.hpp"
+#include "models/druid/etcd_resource.hpp"
 #include "scenarios/workloads/stateful_pods.hpp"
 
 namespace hasim {
@@ -25,6 +26,9 @@ struct DruidSpec {
   std::string name = "etcd-main";  // the Etcd: pods and member Leases "etcd-main-0", ...
   std::string namespace_ = "default";
   int replicas = 3;
+  // The ordinals hasim provisions processes for (StatefulSet pods reach up to spec.replicas
+  // over the run): "maxReplicas", default the largest of replicas and every druid-scale's.
+  int maxReplicas = 0;  // 0 until the loader's cross-check settles the default
   DruidStorage storage = DruidStorage::persistent;
   DruidAntiAffinity antiAffinity = DruidAntiAffinity::none;
   std::vector<std::string> workers;  // the nodes pods may run on
@@ -36,6 +40,8 @@ struct DruidSpec {
 struct DruidWiring {
   static constexpr std::string_view kSection = "etcdDruid";
   std::shared_ptr<workloads::StatefulPods> pods;
+  std::shared_ptr<druid::EtcdResource> etcd;  // the Etcd whose spec druid-scale edits
+  ProcessId druid = 0;                        // etcd-druid, told of each spec change
 };
 
 // "etcd-main-0.etcd": the process of container `container` of pod `ordinal` (a pod's

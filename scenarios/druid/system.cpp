@@ -5,6 +5,7 @@
 //
 //   "etcdDruid": {"replicas": 3, "workers": ["w-1", "w-2", "w-3"], "storage": "persistent"}
 //   {"at": "2m", "kind": "druid-pod-delete", "pod": "etcd-main-1"}   kubectl delete pod
+//   {"at": "2m", "kind": "druid-scale", "replicas": 5}   spec.replicas (scale_fault.cpp)
 #include <algorithm>
 
 #include "models/druid/trace_kinds.hpp"
@@ -22,7 +23,7 @@ using scenario_loader::Context;
 const std::vector<std::string> kStorageNames{"persistent", "emptyDir"};
 const std::vector<std::string> kAntiAffinityNames{"none", "hostname", "zone"};
 // StatefulSet pods get ordinals; hasim provisions processes for each, so it bounds them.
-constexpr std::int64_t kMaxReplicas = 9;
+constexpr std::int64_t kMaxReplicas = kDruidMaxOrdinals;
 
 bool read_name_field(Context& c, const Json& value, const std::string& path, std::string_view key,
                      std::string& target) {
@@ -50,6 +51,24 @@ bool read_workers(Context& c, const Json& value, const std::string& path, DruidS
   return list.has_value();
 }
 
+// "maxReplicas": explicit, at least replicas; else 0 until druid_check_max_replicas.
+bool read_max_replicas(Context& c, const Json& value, const std::string& path, DruidSpec& spec) {
+  const Json* field = JsonReader::field(value, "maxReplicas");
+  if (field == nullptr) return true;
+  const std::string at = JsonReader::key_path(path, "maxReplicas");
+  const auto n = c.reader.integer(*field, at, 1, kMaxReplicas);
+  if (!n) return false;
+  if (*n < spec.replicas) {
+    c.reader.error(at, "maxReplicas " + std::to_string(*n) + " is below replicas " +
+                           std::to_string(spec.replicas) + ": hasim provisions pods up to " +
+                           "maxReplicas, so raise it to at least " + std::to_string(spec.replicas) +
+                           " (or leave it out)");
+    return false;
+  }
+  spec.maxReplicas = static_cast<int>(*n);
+  return true;
+}
+
 void read_druid(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
   if (!r.object(value, path, scenario_loader::keys("etcdDruid"), "the etcdDruid section")) return;
@@ -67,6 +86,7 @@ void read_druid(Context& c, const Json& value, const std::string& path) {
     if (n) spec.replicas = static_cast<int>(*n);
     ok = n.has_value() && ok;
   }
+  ok = read_max_replicas(c, value, path, spec) && ok;
   ok = scenario_loader::read_choice(c, value, path, "storage", kStorageNames, spec.storage) && ok;
   ok = scenario_loader::read_choice(c, value, path, "antiAffinity", kAntiAffinityNames,
                                     spec.antiAffinity) &&
@@ -117,11 +137,14 @@ void read_druid_pod(Context& c, const Json& f, const std::string& path, FaultSpe
   spec.targets = {*name};
   const DruidSpec* druid = c.scenario.section<DruidSpec>();
   if (druid == nullptr) return;  // reported where the section is missing or wrong
+  // An explicit maxReplicas (a scale-up's pods) widens the range; its default is settled
+  // only after the faults are read.
+  const int pods = std::max(druid->replicas, druid->maxReplicas);
   const int ordinal = druid_pod_ordinal(*druid, *name);
-  if (ordinal < 0 || ordinal >= druid->replicas) {
+  if (ordinal < 0 || ordinal >= pods) {
     c.reader.error(at, "\"" + *name + "\" is not a pod of the Etcd \"" + druid->name + "\"; its " +
                            "pods are \"" + druid->name + "-0\" to \"" + druid->name + "-" +
-                           std::to_string(druid->replicas - 1) + "\"");
+                           std::to_string(pods - 1) + "\"");
   }
 }
 
@@ -163,13 +186,14 @@ const ScenarioSystem& druid_scenario_system() {
     ScenarioSystem s;
     s.name = "etcd-druid";
     s.section = DruidSpec::kSection;
-    s.key_sets = {
-        {"etcdDruid",
-         {"name", "namespace", "replicas", "storage", "antiAffinity", "workers", "druidNode"}},
-        {"fault:druid-pod-delete", {"at", "kind", "pod"}},
-        {"fault:druid-drain", {"at", "kind", "node", "for"}},
-        {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}},
-        {"fault:druid-crash-loop", {"at", "kind", "pod", "container", "for"}}};
+    s.key_sets = {{"etcdDruid",
+                   {"name", "namespace", "replicas", "maxReplicas", "storage", "antiAffinity",
+                    "workers", "druidNode"}},
+                  {"fault:druid-pod-delete", {"at", "kind", "pod"}},
+                  {"fault:druid-drain", {"at", "kind", "node", "for"}},
+                  {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}},
+                  {"fault:druid-crash-loop", {"at", "kind", "pod", "container", "for"}},
+                  druid_scale_key_set()};
     s.read = read_druid;
     s.processes_on = processes_on;
     s.process_origin =
@@ -180,7 +204,9 @@ const ScenarioSystem& druid_scenario_system() {
                       describe_pod_delete, std::nullopt},
                      druid_drain_fault_kind(),
                      druid_image_update_fault_kind(),
-                     druid_crash_loop_fault_kind()};
+                     druid_crash_loop_fault_kind(),
+                     druid_scale_fault_kind()};
+    s.cross_check = druid_check_max_replicas;
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),
                          workloads::trace_kind::kAll.end());

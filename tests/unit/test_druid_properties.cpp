@@ -329,3 +329,30 @@ TEST_CASE("no-superfluous-members: a member no pod runs, and hibernation is not 
     CHECK_FALSE(property.violation().has_value());
   }
 }
+
+TEST_CASE("status-truth: a NotChecked condition and an absent member claim nothing",
+          "[druid-properties]") {
+  // Hibernation: every etcd stops, druid empties status.members and keeps the Ready
+  // condition's status with reason NotChecked (condition/builder.go).
+  auto run = [](bool not_checked) {
+    StatusTruth property("status-truth:30s", seconds(30));
+    Trace trace{property};
+    trace.bootstrap();
+    trace.all_ready(45'000);
+    for (int i = 0; i < 3; ++i) trace.crash(60'000, i);
+    if (not_checked) {
+      trace.event(75'000, "cp-1", "etcd-druid", dk::kCondition,
+                  {{"type", std::string("Ready")},
+                   {"status", std::string("True")},
+                   {"reason", std::string("NotChecked")}});
+      for (int i = 0; i < 3; ++i) {
+        trace.event(75'000, "cp-1", "etcd-druid", dk::kMemberStatus,
+                    {{"member", pod_name(i)}, {"status", std::string("Absent")}});
+      }
+    }
+    property.finish(at_ms(600'000));
+    return property.violation().has_value();
+  };
+  CHECK_FALSE(run(true));
+  CHECK(run(false));  // the same outage with druid still claiming Ready and Quorate
+}
