@@ -51,8 +51,10 @@ void DruidController::reconcile(Env& env) {
 // (createOrPatch with spec.replicas).
 void DruidController::sync_config_and_set(const Round& round) {
   HASIM_ASSERT(round.replicas >= 0 && round.generation == config_.etcd->generation);
-  config_.etcd->configMapClusterSize = round.replicas;
-  config_.applyStatefulSet(round.replicas);
+  EtcdResource& etcd = *config_.etcd;
+  etcd.configMapClusterSize = round.replicas;
+  config_.applyStatefulSet(round.replicas, template_revision(config_.etcdName, etcd),
+                           etcd.unpullableImages.contains(etcd.image));
   reconciled_ = true;
 }
 

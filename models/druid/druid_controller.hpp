@@ -39,8 +39,9 @@ struct DruidControllerConfig {
   std::shared_ptr<EtcdResource> etcd;
   Duration statusSyncPeriod = kDefaultEtcdStatusSyncPeriod;
   MemberThresholds thresholds;
-  // Creates or scales the StatefulSet (the component's Sync).
-  std::function<void(int replicas)> applyStatefulSet;
+  // Creates or updates the StatefulSet (the component's Sync): its replicas, and its template's
+  // revision (druid::template_revision), whose image may fail to pull.
+  std::function<void(int replicas, const std::string& revision, bool pullFails)> applyStatefulSet;
   // The ContainersReady condition of pod `ordinal` as druid's client reads it.
   std::function<PodContainersReady(int ordinal)> podContainersReady;
 };

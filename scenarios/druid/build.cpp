@@ -31,14 +31,15 @@ etcd::EtcdConfig druid_etcd_config(const DruidSpec& spec, const World& world,
   return config;
 }
 
-workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec) {
+workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec,
+                                            const druid::EtcdResource& etcd) {
   workloads::StatefulSetTemplate set;
   set.name = spec.name;
   set.spec.replicas = 0;  // until druid creates the set
   // statefulset/builder.go: Parallel pod management, RollingUpdate.
   set.spec.podManagementPolicy = cluster::PodManagementPolicy::Parallel;
   set.spec.updateStrategy = cluster::UpdateStrategyType::RollingUpdate;
-  set.spec.currentRevision = set.spec.updateRevision = spec.name + "-1";
+  set.spec.currentRevision = set.spec.updateRevision = druid::template_revision(spec.name, etcd);
   // defaultResourceRequirements: 50m and 128Mi for each container.
   const cluster::Resources requests{50, std::int64_t{128} << 20};
   // getEtcdContainerReadinessProbe: GET /readyz on etcd-wrapper, 15 s delay, every 5 s,
@@ -89,7 +90,8 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
   config.etcdName = spec.name;
   config.etcd = etcd;
   workloads::StatefulPods* pods = runtime.get();
-  config.applyStatefulSet = [pods](int replicas) {
+  config.applyStatefulSet = [pods](int replicas, const std::string& revision, bool pullFails) {
+    pods->roll(revision, pullFails);  // a no-op for an unchanged template
     if (pods->replicas() != replicas) pods->scale(replicas);
   };
   config.podContainersReady = [pods](int ordinal) {
@@ -150,18 +152,19 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     c.readinessAnswer = {[pod = o.pod] { return pod->etcdReady; }, {}};
     containers.push_back(std::move(c));
   }
-  std::vector<workloads::WorkerNode> workers;
-  for (const std::string& name : spec.workers) workers.push_back(workloads::WorkerNode{name});
-  auto runtime = std::make_shared<workloads::StatefulPods>(
-      world, stateful_set(spec), std::move(workers), std::move(containers), spec.timings);
-  world.trace().add_observer(runtime.get());
-  world.keep_alive(runtime);
-  const workloads::StatefulPods* pods = runtime.get();
-  const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
   // The Etcd as created: druid's first reconcile writes the same ConfigMap before any pod.
   auto resource = std::make_shared<druid::EtcdResource>();
   resource->replicas = spec.replicas;
   resource->configMapClusterSize = spec.replicas;
+  std::vector<workloads::WorkerNode> workers;
+  for (const std::string& name : spec.workers) workers.push_back(workloads::WorkerNode{name});
+  auto runtime = std::make_shared<workloads::StatefulPods>(world, stateful_set(spec, *resource),
+                                                           std::move(workers),
+                                                           std::move(containers), spec.timings);
+  world.trace().add_observer(runtime.get());
+  world.keep_alive(runtime);
+  const workloads::StatefulPods* pods = runtime.get();
+  const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
   for (Ordinal& o : setup) {
     o.wrapper->pod = o.pod;
     o.wrapper->etcd = etcd;

@@ -3,10 +3,13 @@
 //   {"at": "2m", "kind": "druid-image-update", "image": "v3.5.17"}
 //   {"at": "2m", "kind": "druid-image-update", "image": "v3.5.99", "pullFails": true}
 //
-// druid writes the new image into the StatefulSet's template; the RollingUpdate strategy
-// deletes the pods from the highest ordinal, one at a time, waiting only for the pods above
-// (scenarios/workloads/statefulset_runtime.cpp). With "pullFails" the image cannot be pulled:
+// the Etcd's spec.etcd.image changes; druid writes it into the StatefulSet's template with the
+// ConfigMap's checksum (models/druid/etcd_resource.hpp template_revision); the RollingUpdate
+// strategy deletes the pods from the highest ordinal, one at a time, waiting only for the pods
+// above (scenarios/workloads/statefulset_runtime.cpp). With "pullFails" the image cannot be pulled:
 // the new pods never start (ImagePullBackOff).
+#include "models/druid/etcd_resource.hpp"
+#include "models/druid/trace_kinds.hpp"
 #include "scenarios/druid/druid.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"

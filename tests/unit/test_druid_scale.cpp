@@ -173,7 +173,17 @@ TEST_CASE("druid-scale 3 to 5: two learners in turn; a later scale-down to 3 is 
   CHECK(refused[0].at("replicas") == 3);
   CHECK(refused[0].at("current") == 5);
   CHECK(of_kind(events, "druid-spec-update").size() == 1);
-  CHECK(of_kind(events, "pod-deletion").empty());
+  // The new ConfigMap's checksum is a new template: once the learners are Ready the
+  // RollingUpdate restarts the old members, highest first, each on its data; nothing else.
+  std::vector<std::string> rolled;
+  for (const Json& e : of_kind(events, "pod-deletion")) {
+    CHECK(e.at("reason") == "update");
+    rolled.push_back(e.at("pod").get<std::string>());
+  }
+  CHECK(rolled == std::vector<std::string>{"etcd-main-2", "etcd-main-1", "etcd-main-0"});
+  const auto revisions = of_kind(events, "sts-revision");
+  REQUIRE_FALSE(revisions.empty());
+  CHECK(revisions.back().at("current_revision") == "etcd-main-v3.5.15-c5");
 }
 
 TEST_CASE("druid hibernate and wake: the set goes to 0, every member restarts on its volume",
