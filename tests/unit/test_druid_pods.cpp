@@ -9,36 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "properties/run.hpp"
+#include "druid_trace_rig.hpp"
 #include "scenario_loader_helpers.hpp"
 #include "scenarios/loader.hpp"
 
 namespace {
 
-using hasim::LoadResult;
-using hasim::RunOptions;
-using Json = nlohmann::json;
-
-std::vector<Json> run_trace(const std::string& file) {
-  const LoadResult loaded = hasim::load_scenario_file(hasim::loader_test::source_path(file));
-  REQUIRE(loaded.scenario.has_value());
-  RunOptions options;
-  options.capture_lines = 10'000'000;
-  const auto result = hasim::run_scenario(*loaded.scenario, options);
-  REQUIRE(result.has_value());
-  REQUIRE(result->captured.size() == result->trace_events);  // nothing left out
-  std::vector<Json> events;
-  for (const std::string& line : result->captured) events.push_back(Json::parse(line));
-  return events;
-}
-
-std::vector<Json> of_kind(const std::vector<Json>& events, std::string_view kind) {
-  std::vector<Json> out;
-  for (const Json& e : events) {
-    if (e.at("kind") == kind) out.push_back(e);
-  }
-  return out;
-}
+using hasim::druid_test::Json;
+using hasim::druid_test::of_kind;
+using hasim::druid_test::run_trace;
 
 // The last value of `field` that events of `kind` gave each pod.
 std::map<std::string, std::string> last_by_pod(const std::vector<Json>& events,

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/run.hpp"
+#include "druid_trace_rig.hpp"
 #include "scenario_loader_helpers.hpp"
 #include "scenarios/druid/spec.hpp"
 #include "scenarios/loader.hpp"
@@ -21,29 +21,9 @@
 namespace {
 
 using hasim::LoadResult;
-using hasim::RunOptions;
-using Json = nlohmann::json;
-
-std::vector<Json> run_trace(const std::string& file) {
-  const LoadResult loaded = hasim::load_scenario_file(hasim::loader_test::source_path(file));
-  REQUIRE(loaded.scenario.has_value());
-  RunOptions options;
-  options.capture_lines = 10'000'000;
-  const auto result = hasim::run_scenario(*loaded.scenario, options);
-  REQUIRE(result.has_value());
-  REQUIRE(result->captured.size() == result->trace_events);  // nothing left out
-  std::vector<Json> events;
-  for (const std::string& line : result->captured) events.push_back(Json::parse(line));
-  return events;
-}
-
-std::vector<Json> of_kind(const std::vector<Json>& events, std::string_view kind) {
-  std::vector<Json> out;
-  for (const Json& e : events) {
-    if (e.at("kind") == kind) out.push_back(e);
-  }
-  return out;
-}
+using hasim::druid_test::Json;
+using hasim::druid_test::of_kind;
+using hasim::druid_test::run_trace;
 
 // "call member outcome" of each sidecar member call, in trace order, with the pod.
 std::vector<std::string> member_calls(const std::vector<Json>& events) {

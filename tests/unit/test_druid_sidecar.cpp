@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "civil_time.hpp"
 #include "models/druid/sidecar_cluster_state.hpp"
 #include "models/druid/sidecar_cron.hpp"
 #include "models/druid/sidecar_defrag.hpp"
@@ -23,12 +24,8 @@ using namespace hasim::druid::sidecar;
 
 namespace {
 
-// LocalTime of a UTC civil date and time (LocalTime counts from the Unix epoch here).
 LocalTime at(int y, unsigned mo, unsigned d, int hh = 0, int mm = 0, int ss = 0) {
-  using namespace std::chrono;
-  const sys_days day{year{y} / month{mo} / d};
-  const std::int64_t days_since = day.time_since_epoch().count();
-  return LocalTime{(days_since * 86400 + hh * 3600 + mm * 60 + ss) * 1'000'000'000LL};
+  return testing::utc(y, mo, d, hh, mm, ss);
 }
 
 // The waits of a call that keeps failing with `outcome`, until its policy stops retrying.

@@ -7,19 +7,14 @@
 #include <chrono>
 #include <string>
 
+#include "civil_time.hpp"
 #include "models/druid/sidecar_snapshot.hpp"
 
 using namespace hasim;
 using namespace hasim::druid::sidecar;
+using hasim::testing::utc;
 
 namespace {
-
-LocalTime utc(int y, unsigned mo, unsigned d, int hh = 0, int mm = 0, int ss = 0) {
-  using namespace std::chrono;
-  const sys_days day{year{y} / month{mo} / d};
-  const std::int64_t days_since = day.time_since_epoch().count();
-  return LocalTime{(days_since * 86400 + hh * 3600 + mm * 60 + ss) * 1'000'000'000LL};
-}
 
 CronSchedule hourly() {
   const auto schedule = parse_cron(kDefaultFullSnapshotSchedule);
