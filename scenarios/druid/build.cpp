@@ -106,51 +106,62 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
 
 }  // namespace
 
+namespace {
+
+// One ordinal's pod: its two containers as processes (stopped until the pod runs on a worker)
+// and the configurations their factories read at every start, filled in once every process
+// exists (add_druid).
+struct DruidOrdinal {
+  std::shared_ptr<druid::PodContainers> pod = std::make_shared<druid::PodContainers>();
+  std::shared_ptr<druid::EtcdWrapperConfig> wrapper = std::make_shared<druid::EtcdWrapperConfig>();
+  std::shared_ptr<druid::BackupRestoreConfig> sidecar =
+      std::make_shared<druid::BackupRestoreConfig>();
+};
+
+DruidOrdinal add_pod_processes(World& world, const DruidSpec& spec, int ordinal,
+                               NodeId placeholder) {
+  DruidOrdinal o;
+  o.pod->pod = spec.name + "-" + std::to_string(ordinal);
+  o.pod->ordinal = ordinal;
+  auto wrapper = o.wrapper;
+  o.pod->etcd = world.add_process(
+      placeholder, druid_container_process(spec, ordinal, DruidSpec::kEtcdContainer),
+      [wrapper] { return std::make_unique<druid::EtcdWrapper>(*wrapper); }, StartPolicy::on_demand);
+  auto sidecar = o.sidecar;
+  o.pod->backupRestore = world.add_process(
+      placeholder, druid_container_process(spec, ordinal, DruidSpec::kSidecarContainer),
+      [sidecar] { return std::make_unique<druid::BackupRestore>(*sidecar); },
+      StartPolicy::on_demand);
+  world.keep_alive(o.wrapper);
+  world.keep_alive(o.sidecar);
+  return o;
+}
+
+}  // namespace
+
 void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   const DruidSpec& spec = *scenario.section<DruidSpec>();
   const ControlPlaneSpec& cp = *scenario.section<ControlPlaneSpec>();
   const auto placeholder = world.find_node(spec.workers.front());
   HASIM_ASSERT(placeholder.has_value());
   auto directory = std::make_shared<etcd::MemberDirectory>();
-  // The processes first (stopped until their pod runs on a worker), so the configurations,
-  // which the factories read at every start, can name them all.
-  struct Ordinal {
-    std::shared_ptr<druid::PodContainers> pod = std::make_shared<druid::PodContainers>();
-    std::shared_ptr<druid::EtcdWrapperConfig> wrapper =
-        std::make_shared<druid::EtcdWrapperConfig>();
-    std::shared_ptr<druid::BackupRestoreConfig> sidecar =
-        std::make_shared<druid::BackupRestoreConfig>();
-  };
   // Every ordinal the set may reach over the run (a scale-up's pods included).
   const int ordinals = std::max(spec.replicas, spec.maxReplicas);
   HASIM_ASSERT(ordinals >= 1 && ordinals <= kDruidMaxOrdinals);
-  std::vector<Ordinal> setup(static_cast<std::size_t>(ordinals));
+  std::vector<DruidOrdinal> setup;
   std::vector<workloads::OrdinalContainers> containers;
   std::vector<ProcessId> etcds;
   for (int ordinal = 0; ordinal < ordinals; ++ordinal) {
-    Ordinal& o = setup[ordinal];
-    o.pod->pod = spec.name + "-" + std::to_string(ordinal);
-    o.pod->ordinal = ordinal;
-    auto wrapper = o.wrapper;
-    o.pod->etcd = world.add_process(
-        *placeholder, druid_container_process(spec, ordinal, DruidSpec::kEtcdContainer),
-        [wrapper] { return std::make_unique<druid::EtcdWrapper>(*wrapper); },
-        StartPolicy::on_demand);
-    auto sidecar = o.sidecar;
-    o.pod->backupRestore = world.add_process(
-        *placeholder, druid_container_process(spec, ordinal, DruidSpec::kSidecarContainer),
-        [sidecar] { return std::make_unique<druid::BackupRestore>(*sidecar); },
-        StartPolicy::on_demand);
+    const DruidOrdinal& o =
+        setup.emplace_back(add_pod_processes(world, spec, ordinal, *placeholder));
     // The bootstrap members' IDs follow their place in initial-cluster; a later pod's is the
     // one its sidecar adds it with.
     if (ordinal < spec.replicas) {
       directory->set_address(static_cast<raft::PeerId>(ordinal) + 1, o.pod->etcd);
     }
     etcds.push_back(o.pod->etcd);
-    workloads::OrdinalContainers c;
-    c.processes = {o.pod->etcd, o.pod->backupRestore};
-    c.readinessAnswer = {[pod = o.pod] { return pod->etcdReady; }, {}};
-    containers.push_back(std::move(c));
+    containers.push_back(workloads::OrdinalContainers{
+        {o.pod->etcd, o.pod->backupRestore}, {[pod = o.pod] { return pod->etcdReady; }, {}}});
   }
   // The Etcd as created: druid's first reconcile writes the same ConfigMap before any pod.
   auto resource = std::make_shared<druid::EtcdResource>();
@@ -165,7 +176,7 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   world.keep_alive(runtime);
   const workloads::StatefulPods* pods = runtime.get();
   const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
-  for (Ordinal& o : setup) {
+  for (DruidOrdinal& o : setup) {
     o.wrapper->pod = o.pod;
     o.wrapper->etcd = etcd;
     druid::BackupRestoreConfig& sidecar = *o.sidecar;
@@ -175,8 +186,6 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     sidecar.directory = directory;
     sidecar.apiserver = in_cluster_client(cp, o.pod->pod + "/backup-restore");
     sidecar.leaseNamespace = spec.namespace_;
-    world.keep_alive(o.wrapper);
-    world.keep_alive(o.sidecar);
   }
   const ProcessId druid = add_druid_controller(world, scenario, runtime, resource);
   built.set(DruidWiring{runtime, resource, druid});
