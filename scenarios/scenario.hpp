@@ -120,6 +120,11 @@ struct FaultSpec {
   std::int64_t keep = 0;
   // etcd-snapshot-save, etcd-snapshot-restore: the snapshot's name in the world's store
   std::string snapshot_name;
+  // etcd-druid (scenarios/druid/): druid-scale's spec.replicas; druid-crash-loop's container
+  // ("etcd", "backup-restore"); druid-image-update's "pullFails"
+  std::int64_t replicas = 0;
+  std::string container;
+  bool pull_fails = false;
 };
 
 struct Scenario {

@@ -38,7 +38,7 @@ void read_crash_loop(Context& c, const Json& f, const std::string& path, FaultSp
                            ", found \"" + *name + "\"");
     return;
   }
-  spec.message = *name;
+  spec.container = *name;
   if (!spec.for_duration) {
     c.reader.error(path,
                    "druid-crash-loop needs how long the container keeps crashing: add "
@@ -52,7 +52,7 @@ void apply_crash_loop(World& world, const Scenario& scenario, const FaultSpec& f
   HASIM_ASSERT(wiring != nullptr && !fault.targets.empty() && fault.for_duration);
   const int ordinal = druid_pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
   HASIM_ASSERT(ordinal >= 0);
-  const std::size_t container = fault.message == DruidSpec::kEtcdContainer ? 0 : 1;
+  const std::size_t container = fault.container == DruidSpec::kEtcdContainer ? 0 : 1;
   std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
   const TrueTime until{(fault.at + *fault.for_duration).ns};
   world.at(TrueTime{fault.at.ns},
@@ -61,11 +61,11 @@ void apply_crash_loop(World& world, const Scenario& scenario, const FaultSpec& f
 
 void write_crash_loop(const FaultSpec& f, Json& out) {
   out["pod"] = f.targets.front();
-  out["container"] = f.message;
+  out["container"] = f.container;
 }
 
 std::string describe_crash_loop(const FaultSpec& f) {
-  return "container " + f.message + " of " + f.targets.front() + " in a crash loop";
+  return "container " + f.container + " of " + f.targets.front() + " in a crash loop";
 }
 
 }  // namespace

@@ -27,9 +27,7 @@ using scenario_loader::Context;
 
 constexpr std::string_view kKind = "druid-scale";
 
-// FaultSpec's shared vocabulary (scenarios/scenario.hpp) has no replica count; the kind keeps
-// spec.replicas in `keep`, which no other part of a druid fault uses.
-std::int64_t scale_replicas(const FaultSpec& f) { return f.keep; }
+std::int64_t scale_replicas(const FaultSpec& f) { return f.replicas; }
 
 std::string range_fix() {
   return "use 0 to hibernate or 1 to " + std::to_string(kDruidMaxOrdinals) +
@@ -64,7 +62,7 @@ void read_scale(Context& c, const Json& f, const std::string& path, FaultSpec& s
   if (!replicas_in_range(c, *field, at)) return;
   const auto n = c.reader.integer(*field, at, 0, kDruidMaxOrdinals);
   if (!n) return;
-  spec.keep = *n;
+  spec.replicas = *n;
   const DruidSpec* druid = c.scenario.section<DruidSpec>();
   if (druid == nullptr) return;  // reported where the section is missing or wrong
   spec.targets = {druid->name};

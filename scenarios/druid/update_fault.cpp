@@ -30,31 +30,41 @@ void read_update(Context& c, const Json& f, const std::string& path, FaultSpec& 
   if (!tag) return;
   scenario_loader::check_name(c.reader, *tag, at, "the image tag");
   spec.targets = {*tag};
-  bool pull_fails = false;
-  if (scenario_loader::read_bool_field(c.reader, f, path, "pullFails", pull_fails)) {
-    spec.message = pull_fails ? "pull-fails" : "";
-  }
+  scenario_loader::read_bool_field(c.reader, f, path, "pullFails", spec.pull_fails);
 }
 
+// kubectl edit etcd: spec.etcd.image changes (a new generation) and druid's watch sees it;
+// druid's reconcile writes the new template (druid_controller.cpp). Whether the registry can
+// serve the tag is a fact of the world, recorded on the resource for druid to pass on.
 void apply_update(World& world, const Scenario& scenario, const FaultSpec& fault,
                   const BuildState& built) {
   const DruidWiring* wiring = built.get<DruidWiring>();
-  HASIM_ASSERT(wiring != nullptr && !fault.targets.empty());
-  std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
-  const std::string revision = scenario.section<DruidSpec>()->name + "-" + fault.targets.front();
-  const bool pull_fails = fault.message == "pull-fails";
-  world.at(TrueTime{fault.at.ns},
-           [pods, revision, pull_fails] { pods->roll(revision, pull_fails); });
+  HASIM_ASSERT(wiring != nullptr && wiring->etcd != nullptr && !fault.targets.empty());
+  std::shared_ptr<druid::EtcdResource> etcd = wiring->etcd;
+  const ProcessId druid_process = wiring->druid;
+  const std::string image = fault.targets.front();
+  const std::string name = scenario.section<DruidSpec>()->name;
+  const bool pull_fails = fault.pull_fails;
+  World* w = &world;
+  world.at(TrueTime{fault.at.ns}, [w, etcd, druid_process, image, name, pull_fails] {
+    if (pull_fails) etcd->unpullableImages.insert(image);
+    if (etcd->image == image) return;  // an unchanged spec: no new generation
+    etcd->image = image;
+    ++etcd->generation;
+    w->trace_fault(druid::trace_kind::kSpecUpdate, "",
+                   {{"etcd", name}, {"image", image}, {"generation", etcd->generation}});
+    w->post(druid_process, std::make_shared<druid::EtcdSpecChanged>());
+  });
 }
 
 void write_update(const FaultSpec& f, Json& out) {
   out["image"] = f.targets.front();
-  if (f.message == "pull-fails") out["pullFails"] = true;
+  if (f.pull_fails) out["pullFails"] = true;
 }
 
 std::string describe_update(const FaultSpec& f) {
   return "etcd image " + f.targets.front() +
-         (f.message == "pull-fails" ? std::string(" (cannot be pulled)") : std::string());
+         (f.pull_fails ? std::string(" (cannot be pulled)") : std::string());
 }
 
 }  // namespace

@@ -49,10 +49,14 @@ void StatefulPods::schedule(int ordinal) {
     pod.unschedulable = placement.message;
     trace(trace_kind::kPodUnschedulable, ordinal, {{"message", placement.message}});
   }
+  // One pending flush per pod: a later failed attempt replaces it, as the pod's time in the
+  // unschedulable queue starts again.
   const std::uint64_t generation = pod.generation;
-  world_.at(world_.now() + kUnschedulableRetry, [this, ordinal, generation] {
+  const std::uint64_t attempt = ++pod.scheduleAttempts;
+  world_.at(world_.now() + kUnschedulableRetry, [this, ordinal, generation, attempt] {
     const auto again = pods_.find(ordinal);
-    if (again != pods_.end() && again->second.generation == generation) schedule(ordinal);
+    if (again == pods_.end() || again->second.generation != generation) return;
+    if (again->second.scheduleAttempts == attempt) schedule(ordinal);
   });
 }
 

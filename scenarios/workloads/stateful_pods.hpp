@@ -145,6 +145,7 @@ class StatefulPods final : public TraceObserver {
     LocalTime readySince{};
     bool terminating = false;
     std::string unschedulable;
+    std::uint64_t scheduleAttempts = 0;  // failed attempts: only the last one's retry runs
     std::vector<Container> containers;
   };
   struct Node {

@@ -187,7 +187,7 @@ TEST_CASE("druid: a rolling update replaces the pods from the highest ordinal, o
   CHECK(transfers.front().at("lead") == transfers.front().at("transferee"));
   const auto revisions = of_kind(events, "sts-revision");
   REQUIRE(revisions.size() == 2);
-  CHECK(revisions.back().at("current_revision") == "etcd-main-v3.5.17");
+  CHECK(revisions.back().at("current_revision") == "etcd-main-v3.5.17-c3");
 }
 
 TEST_CASE("druid: an image that cannot be pulled stops the rollout at the first pod",
