@@ -189,7 +189,16 @@ void BackupRestore::on_message(Env& env, ProcessId from, const Message& message)
   if (const auto* kv = message_as<etcd::KvResponse>(body)) {
     result.ok = kv->ok();
     result.error = kv->error;
+    result.revision = kv->header.revision;
+    result.backend = kv->snapshot;
+    result.backendSize = kv->snapshot_size;
     return answer(env, kv->client_id, result);
+  }
+  if (const auto* watch = message_as<etcd::KvWatchResponse>(body)) return on_watch(env, *watch);
+  if (const auto* store = message_as<SnapstoreResponse>(body)) {
+    result.ok = true;
+    result.listed = store->listed;
+    return answer(env, store->client_id, result);
   }
   if (const auto* status = message_as<etcd::KvStatusResponse>(body)) {
     result.ok = true;

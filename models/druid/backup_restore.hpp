@@ -11,7 +11,10 @@
 //    goes to the pod's own etcd (--endpoints: the "<etcd>-local" host alias);
 //  - the member Lease is read and written through the kube-apiservers;
 //  - the data directory is the pod's data volume, which it shares with the etcd container.
-// Not built yet: snapshots to an object store, defragmentation (the leading sidecar's work).
+//  - the leading sidecar's snapshotter (backup_restore_snapshots.cpp) takes full and delta
+//    snapshots of its own member to the object store and renews the snapshot Leases.
+// Not built yet: restoring from the store, garbage collection of old snapshots,
+// defragmentation.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,10 +28,24 @@
 #include "models/druid/sidecar_initializer.hpp"
 #include "models/druid/sidecar_leading.hpp"
 #include "models/druid/sidecar_member_ops.hpp"
+#include "models/druid/snapstore.hpp"
 #include "models/etcd/membership.hpp"
 #include "sim/env.hpp"
 
 namespace hasim::druid {
+
+// The backup settings druid passes the sidecar (statefulset/builder.go
+// getBackupStoreCommandArgs) when the Etcd has spec.backup.store.
+struct SnapshotterSettings {
+  ProcessId store = 0;  // the object-storage service (models/druid/snapstore.hpp)
+  Duration deltaSnapshotPeriod = sidecar::kDefaultDeltaSnapshotInterval;  // --delta-snapshot-period
+  std::string fullSnapshotSchedule =
+      std::string(sidecar::kDefaultFullSnapshotSchedule);  // --schedule
+  // --delta-snapshot-memory-limit: druid's defaultSnapshotMemoryLimit, 100 MiB.
+  std::int64_t deltaSnapshotMemoryLimit = std::int64_t{100} << 20;
+  std::string fullSnapshotLease;   // --full-snapshot-lease-name: "<etcd>-full-snap"
+  std::string deltaSnapshotLease;  // --delta-snapshot-lease-name: "<etcd>-delta-snap"
+};
 
 struct BackupRestoreConfig {
   std::shared_ptr<PodContainers> pod;
@@ -47,6 +64,7 @@ struct BackupRestoreConfig {
   std::string leaseNamespace;                // the member Lease: named after the pod
   Duration heartbeatInterval = seconds(10);  // --k8s-heartbeat-duration (druid's default)
   Duration reelectionPeriod = sidecar::kDefaultReelectionPeriod;
+  std::optional<SnapshotterSettings> backup;  // none: no backup store (no snapshotter)
 };
 
 // The file on the data volume that holds the member ID a learner was added with: what etcd
@@ -78,6 +96,10 @@ class BackupRestore final : public Process {
     std::string error;
     std::vector<etcd::MemberInfo> members;
     etcd::KvStatus status;
+    std::int64_t revision = 0;  // a KV call's header revision
+    std::string backend;        // Maintenance Snapshot's stream
+    std::int64_t backendSize = 0;
+    std::vector<StoredSnapshot> listed;  // an object-store call's listing
   };
   using Done = std::function<void(Env&, const Answer&)>;
   // Makes a call's request carrying `id` as its client_id.
@@ -116,6 +138,38 @@ class BackupRestore final : public Process {
   void promote(Env& env);
 
   int mounted_cluster_size() const;
+  // backup_restore_snapshots.cpp: the snapshotter while this sidecar leads.
+  void start_snapshotter(Env& env);
+  void stop_snapshotter(Env& env);
+  void reset_snapshotting();
+  void snapshot_probe(Env& env);
+  void after_probe(Env& env);
+  void substitute_full_snapshot(Env& env);
+  void run_snapshotter(Env& env);
+  void start_event_handler(Env& env);
+  void handler_done(Env& env);
+  void on_delta_timer(Env& env);
+  void on_full_timer(Env& env);
+  void snapshotter_failed(Env& env, std::string_view why);
+  void take_full_snapshot(Env& env, std::function<void(Env&, bool ok)> done);
+  void take_delta_snapshot(Env& env, std::function<void(Env&, bool ok)> done);
+  void upload(Env& env, StoredSnapshot snapshot, std::function<void(Env&, bool ok)> done);
+  void taken_events_cleared(std::size_t taken);
+  void handler_delta(Env& env, bool from_timer);
+  void update_delta_lease_from(Env& env, const LatestSnapshots& latest);
+  void collect_events(Env& env, std::function<void(Env&, bool ok)> done);
+  void last_revision(Env& env, std::function<void(Env&, const Answer&)> done);
+  void open_watch(Env& env, std::int64_t from);
+  void close_watch(Env& env);
+  void on_watch(Env& env, const etcd::KvWatchResponse& response);
+  void arm_delta_timer(Env& env);
+  void arm_full_timer(Env& env, std::optional<Duration> after);  // none: the cron's next
+  void arm_full_lease_timer(Env& env, Duration after);
+  void update_delta_lease(Env& env);
+  void update_full_lease(Env& env, std::function<void(Env&, bool ok)> done);
+  void store_call(Env& env, SnapstoreOp op, StoredSnapshot snapshot, Done done);
+  bool full_snapshot_required(Env& env) const;
+  void trace_snapshot(Env& env, const StoredSnapshot& s, std::string_view outcome);
 
   BackupRestoreConfig config_;
   TagSpace tags_;
@@ -136,6 +190,29 @@ class BackupRestore final : public Process {
   bool leaseRenewal_ = true;             // MemberLeaseCallbacks: running until the loop stops it
   std::uint64_t renewalGeneration_ = 0;  // a stop or restart of renewal retires its timers
   sidecar::LeadingState leading_ = sidecar::kInitialLeadingState;
+  // The snapshotter (pkg/snapshot/snapshotter Snapshotter) and the probe loop's back-off.
+  struct Snapshotting {
+    std::uint64_t generation = 0;  // a new leading term or a stop retires older callbacks
+    std::uint64_t run = 0;         // each Run, and each stop of one, retires its timers
+    bool running = false;          // Run's event handler is live
+    bool busy = false;             // the handler is taking a snapshot
+    bool deltaDue = false;         // a timer fired while busy: taken once the handler is free
+    bool fullDue = false;
+    std::optional<StoredSnapshot> prevSnapshot;  // metadata only
+    std::optional<StoredSnapshot> prevFull;
+    std::vector<StoredSnapshot> prevDeltas;
+    bool prevFullSucceeded = true;
+    std::vector<etcd::mvcc::Event> events;  // since the previous snapshot
+    std::int64_t eventBytes = 0;
+    std::int64_t lastEventRevision = -1;
+    std::uint64_t watch = 0;  // the watch's id; 0: none open
+    std::uint64_t nextWatch = 1;
+    std::function<void(Env&, bool)> collecting;  // CollectEventsSincePrevSnapshot's wait
+    std::int64_t collectUntil = 0;
+    std::uint64_t deltaTimer = 0, fullTimer = 0, fullLeaseTimer = 0;  // the armed ones
+    std::string lastError;  // why the last snapshot failed
+  } snap_;
+  sidecar::ExponentialBackoff probeBackoff_;  // backoffConfig: lives as long as the server
 };
 
 }  // namespace hasim::druid

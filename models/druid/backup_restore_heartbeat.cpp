@@ -82,6 +82,8 @@ void BackupRestore::leading_poll(Env& env) {
       ++renewalGeneration_;
       schedule_heartbeat(e);
     }
+    if (step.effects.stopped_leading) stop_snapshotter(e);
+    if (step.effects.started_leading) start_snapshotter(e);
     if (step.effects.promote) return promote(e);
     e.set_timer(config_.reelectionPeriod, tags_.tag(local_tag(kLeading, 0)));
   });

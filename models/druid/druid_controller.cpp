@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "models/druid/sidecar_cron.hpp"
 #include "models/druid/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
@@ -40,11 +41,21 @@ void DruidController::on_start(Env& env) {
 // Leases come before the ConfigMap and the StatefulSet, so a sidecar never renews a Lease
 // that does not exist. memberlease.go's Sync creates or patches one Lease per ordinal below
 // spec.replicas and deletes none: a hibernated Etcd keeps its Leases and their holders.
+// The snapshot Leases follow (snapshotlease.go Sync: both created without a holder while a
+// backup store is configured); hasim waits for all of them before the StatefulSet, as the
+// components run in that order.
 void DruidController::reconcile(Env& env) {
   const EtcdResource& etcd = *config_.etcd;
-  auto round = std::make_shared<Round>(Round{etcd.replicas, false, etcd.replicas, etcd.generation});
-  if (etcd.replicas == 0) return sync_config_and_set(*round);
-  for (int ordinal = 0; ordinal < etcd.replicas; ++ordinal) create_lease(env, ordinal, round);
+  std::vector<std::string> leases;
+  for (int ordinal = 0; ordinal < etcd.replicas; ++ordinal) leases.push_back(member_name(ordinal));
+  if (config_.backup.has_value()) {
+    leases.push_back(config_.backup->fullSnapshotLease);
+    leases.push_back(config_.backup->deltaSnapshotLease);
+  }
+  auto round = std::make_shared<Round>(
+      Round{static_cast<int>(leases.size()), false, etcd.replicas, etcd.generation});
+  if (leases.empty()) return sync_config_and_set(*round);
+  for (const std::string& name : leases) create_lease(env, name, round);
 }
 
 // configmap.go Sync (initial-cluster: one entry per replica), then statefulset.go Sync
@@ -58,9 +69,10 @@ void DruidController::sync_config_and_set(const Round& round) {
   reconciled_ = true;
 }
 
-void DruidController::create_lease(Env& env, int ordinal, std::shared_ptr<Round> round) {
+void DruidController::create_lease(Env& env, const std::string& name,
+                                   std::shared_ptr<Round> round) {
   auto lease = std::make_shared<api::Object>();
-  lease->key = api::ObjectKey{api::Kind::lease, config_.namespace_, member_name(ordinal)};
+  lease->key = api::ObjectKey{api::Kind::lease, config_.namespace_, name};
   const api::ObjectKey key = lease->key;
   api_->request(env, api_->new_context(), api::Verb::create, key, std::move(lease),
                 [this, round](Env& e, const api::Response& response) {
@@ -83,22 +95,23 @@ void DruidController::create_lease(Env& env, int ordinal, std::shared_ptr<Round>
 void DruidController::status_step(Env& env) {
   env.set_timer(config_.statusSyncPeriod, tags_.tag(kStatus));
   if (!reconciled_) return;
-  const int replicas = config_.etcd->replicas;
-  if (replicas == 0) return write_status(env, {}, 0);
-  auto seen = std::make_shared<std::vector<MemberLeaseObservation>>(replicas);
-  auto pending = std::make_shared<int>(replicas);
-  for (int ordinal = 0; ordinal < replicas; ++ordinal) {
-    read_lease(env, ordinal, seen, pending, replicas);
-  }
+  auto reads = std::make_shared<StatusReads>();
+  reads->replicas = config_.etcd->replicas;
+  reads->members.resize(reads->replicas);
+  const bool backup = config_.backup.has_value();
+  reads->pending = reads->replicas + (backup ? 2 : 0);
+  if (reads->pending == 0) return write_status(env, *reads);
+  for (int ordinal = 0; ordinal < reads->replicas; ++ordinal) read_lease(env, ordinal, reads);
+  if (!backup) return;
+  read_snapshot_lease(env, config_.backup->fullSnapshotLease, true, reads);
+  read_snapshot_lease(env, config_.backup->deltaSnapshotLease, false, reads);
 }
 
-void DruidController::read_lease(Env& env, int ordinal,
-                                 std::shared_ptr<std::vector<MemberLeaseObservation>> seen,
-                                 std::shared_ptr<int> pending, int replicas) {
+void DruidController::read_lease(Env& env, int ordinal, std::shared_ptr<StatusReads> reads) {
   const api::ObjectKey key{api::Kind::lease, config_.namespace_, member_name(ordinal)};
   api_->request(env, api_->new_context(), api::Verb::get, key, nullptr,
-                [this, ordinal, seen, pending, replicas](Env& e, const api::Response& response) {
-                  MemberLeaseObservation& obs = (*seen)[ordinal];
+                [this, ordinal, reads](Env& e, const api::Response& response) {
+                  MemberLeaseObservation& obs = reads->members[ordinal];
                   obs.name = member_name(ordinal);
                   if (response.status == api::Status::not_found) {
                     obs.read = ObjectRead::kNotFound;
@@ -109,17 +122,51 @@ void DruidController::read_lease(Env& env, int ordinal,
                     obs.renew_time = response.object->lease.renewTime;
                     obs.pod = config_.podContainersReady(ordinal);
                   }
-                  if (--*pending == 0) write_status(e, *seen, replicas);
+                  if (--reads->pending == 0) write_status(e, *reads);
                 });
 }
 
-// reconcile_status.go: the member statuses, then the conditions over them; only changes
-// reach the trace.
-void DruidController::write_status(Env& env, const std::vector<MemberLeaseObservation>& leases,
-                                   int replicas) {
-  const LocalTime now = env.now();
-  std::vector<EtcdMemberStatus> members =
-      compute_member_statuses(leases, members_, now, config_.thresholds);
+void DruidController::read_snapshot_lease(Env& env, const std::string& name, bool full,
+                                          std::shared_ptr<StatusReads> reads) {
+  const api::ObjectKey key{api::Kind::lease, config_.namespace_, name};
+  api_->request(env, api_->new_context(), api::Verb::get, key, nullptr,
+                [this, full, reads](Env& e, const api::Response& response) {
+                  SnapshotLease& lease = full ? reads->full : reads->delta;
+                  if (response.status == api::Status::not_found) {
+                    lease.read = ObjectRead::kNotFound;
+                  } else if (!api::is_success(response.status) || response.object == nullptr) {
+                    lease.read = ObjectRead::kError;
+                  } else {
+                    lease.renew_time = response.object->lease.renewTime;
+                    lease.creation_timestamp = response.object->creationTimestamp;
+                  }
+                  if (--reads->pending == 0) write_status(e, *reads);
+                });
+}
+
+// check_backup_ready.go's inputs: the schedule's interval is the gap between its next two
+// activations after now (utils.ComputeScheduleInterval).
+std::optional<BackupReadyVerdict> DruidController::backup_ready(const StatusReads& reads,
+                                                                LocalTime now) const {
+  if (!config_.backup.has_value()) return std::nullopt;
+  BackupReadyInput input;
+  input.delta_snapshot_period = config_.backup->deltaSnapshotPeriod;
+  if (config_.backup->fullSnapshotSchedule.has_value()) {
+    input.full_snapshot_schedule.state = FullSnapshotSchedule::State::kInvalid;
+    const auto cron = sidecar::parse_cron(*config_.backup->fullSnapshotSchedule);
+    const auto first = cron ? sidecar::cron_next(*cron, now) : std::nullopt;
+    const auto second = first ? sidecar::cron_next(*cron, *first) : std::nullopt;
+    if (second.has_value()) {
+      input.full_snapshot_schedule = {FullSnapshotSchedule::State::kParsed, *second - *first};
+    }
+  }
+  input.full_snapshot_lease = reads.full;
+  input.delta_snapshot_lease = reads.delta;
+  input.previous_conditions = conditions_;
+  return check_backup_ready(input, now);
+}
+
+void DruidController::trace_members(Env& env, const std::vector<EtcdMemberStatus>& members) const {
   for (const EtcdMemberStatus& m : members) {
     const auto before = std::find_if(members_.begin(), members_.end(),
                                      [&m](const EtcdMemberStatus& p) { return p.name == m.name; });
@@ -141,11 +188,22 @@ void DruidController::write_status(Env& env, const std::vector<MemberLeaseObserv
                                   [&p](const EtcdMemberStatus& m) { return m.name == p.name; });
     if (!kept) env.trace(trace_kind::kMemberStatus, {{"member", p.name}, {"status", "Absent"}});
   }
+}
+
+// reconcile_status.go: the member statuses, then the conditions over them; only changes
+// reach the trace.
+void DruidController::write_status(Env& env, const StatusReads& reads) {
+  const LocalTime now = env.now();
+  std::vector<EtcdMemberStatus> members =
+      compute_member_statuses(reads.members, members_, now, config_.thresholds);
+  trace_members(env, members);
   members_ = std::move(members);
-  const std::vector<ConditionResult> results{check_all_members_ready(members_, replicas),
-                                             check_ready(members_),
-                                             check_cluster_id_mismatch(members_, leases)};
-  std::vector<Condition> conditions = build_conditions(results, conditions_, replicas, now);
+  std::vector<ConditionResult> results{check_all_members_ready(members_, reads.replicas),
+                                       check_ready(members_),
+                                       check_cluster_id_mismatch(members_, reads.members)};
+  // Checked also while hibernated, where the builder keeps only its status (NotChecked).
+  if (const auto backup = backup_ready(reads, now)) results.push_back(backup->result);
+  std::vector<Condition> conditions = build_conditions(results, conditions_, reads.replicas, now);
   for (const Condition& c : conditions) {
     if (c.last_transition_time != now) continue;
     // While spec.replicas is 0 upstream moves every lastTransitionTime at each step, the status

@@ -13,7 +13,10 @@
 // runs the reconcile again (scale-up: the new members' Leases, the ConfigMap, then the set's
 // replicas; hibernation: the set to 0, the Leases kept, as memberlease.go's Sync never
 // deletes one).
-// Not built yet: the PDB, Services, snapshot leases and BackupReady, the pod template's
+// With a backup store, druid also creates the full- and delta-snapshot Leases (snapshotlease
+// component, before the ConfigMap and the StatefulSet), which the leading sidecar renews, and
+// the status step reads them for BackupReady (check_backup_ready.go: backup_ready.hpp).
+// Not built yet: the PDB, Services, the pod template's
 // ConfigMap checksum (a changed initial-cluster rolls the existing pods upstream), and the
 // proposal's decision table.
 #include <cstdint>
@@ -23,12 +26,21 @@
 #include <vector>
 
 #include "models/apiserver/client.hpp"
+#include "models/druid/backup_ready.hpp"
 #include "models/druid/conditions.hpp"
 #include "models/druid/etcd_resource.hpp"
 #include "models/druid/member_status.hpp"
 #include "sim/env.hpp"
 
 namespace hasim::druid {
+
+// spec.backup as druid's BackupReady reads it, with the Leases' names.
+struct DruidBackupSpec {
+  Duration deltaSnapshotPeriod{};                   // spec.backup.deltaSnapshotPeriod
+  std::optional<std::string> fullSnapshotSchedule;  // spec.backup.fullSnapshotSchedule
+  std::string fullSnapshotLease;                    // GetFullSnapshotLeaseName: "<etcd>-full-snap"
+  std::string deltaSnapshotLease;                   // "<etcd>-delta-snap"
+};
 
 struct DruidControllerConfig {
   api::ApiClientConfig apiserver;  // timer_tags is set by the process
@@ -44,6 +56,7 @@ struct DruidControllerConfig {
   std::function<void(int replicas, const std::string& revision, bool pullFails)> applyStatefulSet;
   // The ContainersReady condition of pod `ordinal` as druid's client reads it.
   std::function<PodContainersReady(int ordinal)> podContainersReady;
+  std::optional<DruidBackupSpec> backup;  // none: no spec.backup.store
 };
 
 class DruidController final : public Process {
@@ -63,13 +76,24 @@ class DruidController final : public Process {
     std::int32_t replicas = 0;
     std::int64_t generation = 0;
   };
+  // One status step's reads: the member Leases, and the snapshot Leases with a backup store.
+  struct StatusReads {
+    int replicas = 0;
+    int pending = 0;
+    std::vector<MemberLeaseObservation> members;
+    SnapshotLease full;
+    SnapshotLease delta;
+  };
   void reconcile(Env& env);
-  void create_lease(Env& env, int ordinal, std::shared_ptr<Round> round);
+  void create_lease(Env& env, const std::string& name, std::shared_ptr<Round> round);
   void sync_config_and_set(const Round& round);
   void status_step(Env& env);
-  void read_lease(Env& env, int ordinal, std::shared_ptr<std::vector<MemberLeaseObservation>> seen,
-                  std::shared_ptr<int> pending, int replicas);
-  void write_status(Env& env, const std::vector<MemberLeaseObservation>& leases, int replicas);
+  void read_lease(Env& env, int ordinal, std::shared_ptr<StatusReads> reads);
+  void read_snapshot_lease(Env& env, const std::string& name, bool full,
+                           std::shared_ptr<StatusReads> reads);
+  void write_status(Env& env, const StatusReads& reads);
+  void trace_members(Env& env, const std::vector<EtcdMemberStatus>& members) const;
+  std::optional<BackupReadyVerdict> backup_ready(const StatusReads& reads, LocalTime now) const;
   std::string member_name(int ordinal) const;
 
   DruidControllerConfig config_;

@@ -103,4 +103,17 @@ bool delta_memory_limit_reached(std::int64_t event_bytes, std::int64_t memory_li
   return event_bytes >= memory_limit;
 }
 
+Duration next_backoff_time(ExponentialBackoff& backoff) {
+  if (backoff.attempt > ExponentialBackoff::kAttemptLimit) return ExponentialBackoff::kThreshold;
+  ++backoff.attempt;
+  backoff.current = Duration{backoff.current.ns * ExponentialBackoff::kMultiplier};
+  HASIM_ASSERT(backoff.current.ns > 0);
+  return backoff.current;
+}
+
+void reset_backoff(ExponentialBackoff& backoff) {
+  backoff = ExponentialBackoff{};
+  HASIM_ASSERT(!backoff.start && backoff.attempt == 0);
+}
+
 }  // namespace hasim::druid::sidecar

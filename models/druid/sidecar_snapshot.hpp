@@ -73,4 +73,20 @@ DeltaPlan plan_delta(std::int64_t prev_last_revision, std::int64_t events,
 // handleDeltaWatchEvents: a delta is taken at once when the events held reach the limit.
 bool delta_memory_limit_reached(std::int64_t event_bytes, std::int64_t memory_limit);
 
+// pkg/backoff/exponentialbackoff.go with pkg/types/exponentialbackoff.go's defaults: after a
+// snapshotter failure the probe loop waits 2, 4, ... 128 s (each attempt doubles a wait that
+// starts at 1 s), then 128 s (the threshold) once more than 6 attempts were made; a snapshot
+// taken resets it.
+struct ExponentialBackoff {
+  static constexpr unsigned kAttemptLimit = 6;
+  static constexpr std::int64_t kMultiplier = 2;
+  static constexpr Duration kThreshold = seconds(128);
+  static constexpr Duration kMinimum = seconds(1);
+  bool start = false;  // Start: set when the snapshotter failed
+  unsigned attempt = 0;
+  Duration current = kMinimum;
+};
+Duration next_backoff_time(ExponentialBackoff& backoff);  // GetNextBackoffTime
+void reset_backoff(ExponentialBackoff& backoff);          // ResetExponentialBackoff
+
 }  // namespace hasim::druid::sidecar

@@ -18,6 +18,11 @@ inline constexpr std::string_view kInitDone = "druid-br-init-done";
 inline constexpr std::string_view kMemberCall = "druid-br-member-call";
 // The leading-sidecar loop changed state (Follower, Leader, Unknown).
 inline constexpr std::string_view kLeading = "druid-br-leading";
+// The leading sidecar's snapshotter: a snapshot uploaded or refused by the object store
+// (kind Full or Incr, its revisions, the outcome); Run started, failed (with the error) or a
+// fatal error at its creation (the store could not be listed).
+inline constexpr std::string_view kSnapshot = "druid-br-snapshot";
+inline constexpr std::string_view kSnapshotter = "druid-br-snapshotter";
 // etcd-druid: the status step wrote a member's status or a condition that changed.
 inline constexpr std::string_view kMemberStatus = "druid-member-status";
 inline constexpr std::string_view kCondition = "druid-condition";
@@ -26,8 +31,8 @@ inline constexpr std::string_view kCondition = "druid-condition";
 inline constexpr std::string_view kSpecUpdate = "druid-spec-update";
 inline constexpr std::string_view kSpecRefused = "druid-spec-refused";
 
-inline constexpr std::array kAll{kEtcdStart, kEtcdReadyz, kEtcdConfigFailed, kInitDecision,
-                                 kInitDone,  kMemberCall, kLeading,          kMemberStatus,
-                                 kCondition, kSpecUpdate, kSpecRefused};
+inline constexpr std::array kAll{
+    kEtcdStart, kEtcdReadyz,  kEtcdConfigFailed, kInitDecision, kInitDone,   kMemberCall, kLeading,
+    kSnapshot,  kSnapshotter, kMemberStatus,     kCondition,    kSpecUpdate, kSpecRefused};
 
 }  // namespace hasim::druid::trace_kind

@@ -29,12 +29,14 @@ bool stops_etcd(std::string_view kind) {
 StatusTruth::StatusTruth(std::string spec, Duration bound)
     : Property(std::move(spec)), bound_(bound) {
   HASIM_ASSERT(bound.ns >= 0);
+  backup_.silent = true;
 }
 
 bool StatusTruth::wants(std::string_view kind) const {
   return druid_props::EtcdMembership::wants(kind) || kind == dk::kMemberStatus ||
-         kind == dk::kCondition || stops_etcd(kind) || kind == trace_kind::kNodeDown ||
-         kind == trace_kind::kPause || kind == trace_kind::kResume;
+         kind == dk::kCondition || kind == dk::kSnapshot || kind == dk::kSnapshotter ||
+         stops_etcd(kind) || kind == trace_kind::kNodeDown || kind == trace_kind::kPause ||
+         kind == trace_kind::kResume;
 }
 
 void StatusTruth::on_event(const TraceEvent& event) {
@@ -50,6 +52,7 @@ void StatusTruth::on_event(const TraceEvent& event) {
   };
   for (auto& [name, pod] : pods_) settle(pod.claim);
   settle(quorum_);
+  settle(backup_);
 }
 
 void StatusTruth::finish(TrueTime end) {
@@ -66,8 +69,13 @@ bool StatusTruth::agrees(const Claim& claim) {
 // than its allowance, from the allowance's end or the report, whichever is later.
 std::optional<TrueTime> StatusTruth::breach_start(const Claim& claim) const {
   if (claim.window != kNoWindow || agrees(claim)) return std::nullopt;
-  const Duration allowance = claim.reported ? stale_allowance() : fresh_allowance();
-  return std::max(claim.truth_since + allowance, claim.reported_since);
+  return std::max(claim.truth_since + allowance(claim), claim.reported_since);
+}
+
+Duration StatusTruth::allowance(const Claim& claim) const {
+  if (&claim == &backup_)
+    return claim.reported ? backup_stale_allowance() : backup_fresh_allowance();
+  return claim.reported ? stale_allowance() : fresh_allowance();
 }
 
 void StatusTruth::check_deadlines(TrueTime now) {
@@ -78,6 +86,9 @@ void StatusTruth::check_deadlines(TrueTime now) {
   }
   if (const std::optional<TrueTime> start = breach_start(quorum_); start && *start < now) {
     due.push_back({*start, "", &quorum_});
+  }
+  if (const std::optional<TrueTime> start = breach_start(backup_); start && *start < now) {
+    due.push_back({*start, "BackupReady", &backup_});
   }
   // Several may run out between two events: open them in time order, so the violation is the
   // earliest (a later event cannot reveal an earlier one: its state was already in force).
@@ -107,6 +118,9 @@ bool StatusTruth::apply(const TraceEvent& event) {
     pod.id = static_cast<std::uint64_t>(std::max<std::int64_t>(0, event.int_field("member")));
     pod.running = true;
     pod.paused = false;
+  } else if (event.kind == dk::kSnapshot || event.kind == dk::kSnapshotter ||
+             (event.kind == dk::kCondition && event.string_field("type") == "BackupReady")) {
+    return apply_backup(event);
   } else if (event.kind == dk::kMemberStatus || event.kind == dk::kCondition) {
     const bool condition = event.kind == dk::kCondition;
     if (condition && event.string_field("type") != "Ready") return false;
@@ -128,6 +142,34 @@ bool StatusTruth::apply(const TraceEvent& event) {
   } else {
     return membership_changed;
   }
+  return true;
+}
+
+// BackupReady's truth (backups work) and report; the truth changes here, not in
+// refresh_truth.
+bool StatusTruth::apply_backup(const TraceEvent& event) {
+  if (event.kind == dk::kCondition) {
+    const std::string status(event.string_field("status"));
+    const bool reported = status == "True";
+    if (reported != backup_.reported) backup_.reported_since = event.t;
+    backup_.reported = reported;
+    backup_.silent = event.string_field("reason") == "NotChecked" || deltaPeriod_.ns == 0;
+    backup_.report = status;
+    backup_.report_cause = describe_event(event);
+    return true;
+  }
+  const std::string_view what =
+      event.string_field(event.kind == dk::kSnapshot ? "outcome" : "event");
+  if (what == "run") {
+    deltaPeriod_ = Duration{event.int_field("delta_period_ns")};
+    return false;
+  }
+  const bool works = what == "saved";
+  if (event.kind == dk::kSnapshotter && what != "failed" && what != "fatal") return false;
+  if (works == backup_.truth) return false;
+  backup_.truth = works;
+  backup_.truth_since = event.t;
+  backup_.truth_cause = describe_event(event);
   return true;
 }
 
@@ -182,6 +224,7 @@ std::string StatusTruth::describe(const std::string& name, const Claim& claim,
                            " (UnknownThreshold 1m + status sync 15s + heartbeat 10s + " + bound
                      : "; upstream's rules allow " + format_duration(fresh_allowance()) +
                            " (heartbeat 10s + status sync 15s + " + bound;
+  if (&claim == &backup_) return describe_backup(claim, start);
   const std::string since =
       claim.truth_cause.empty() ? "the start of the run" : at(claim.truth_since);
   const std::string status = claim.report.empty() ? "no status" : "status " + claim.report;
@@ -201,6 +244,23 @@ std::string StatusTruth::describe(const std::string& name, const Claim& claim,
                    " has not served since " + since + allows
              : "druid did not report " + name + " Ready by " + at(start) + " (" + status +
                    ") although " + member + " has served since " + since + allows;
+}
+
+std::string StatusTruth::describe_backup(const Claim& claim, TrueTime start) const {
+  const std::string period = format_duration(deltaPeriod_);
+  const std::string since =
+      claim.truth_cause.empty() ? "the start of the run" : at(claim.truth_since);
+  const std::string bound = " + status sync 15s + bound " + format_duration(bound_) + ")";
+  if (claim.reported) {
+    return "druid's BackupReady condition was True at " + at(start) +
+           " but no backup has worked since " + since + "; upstream's rules allow " +
+           format_duration(backup_stale_allowance()) + " (2 x deltaSnapshotPeriod " + period +
+           bound;
+  }
+  const std::string status = claim.report.empty() ? "no status" : "status " + claim.report;
+  return "druid's BackupReady condition was not True by " + at(start) + " (" + status +
+         ") although backups have worked since " + since + "; upstream's rules allow " +
+         format_duration(backup_fresh_allowance()) + " (deltaSnapshotPeriod " + period + bound;
 }
 
 }  // namespace hasim

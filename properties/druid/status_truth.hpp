@@ -30,6 +30,15 @@
 //     (a)'s allowance, and (d) it is True once the cluster has been quorate for longer than
 //     (b)'s: the condition follows the member statuses of the same sync (Ready over quorum of
 //     status members, Unknown ones counted).
+// With a backup store, BackupReady too (check_backup_ready.go; reference part C4): backups
+// *work* from a snapshot the leading sidecar saved (druid-br-snapshot "saved") until an
+// upload fails or the snapshotter fails (druid-br-snapshotter "failed" or "fatal"). The
+// sidecar renews the delta-snapshot Lease after each delta period's snapshot and druid turns
+// BackupReady Unknown once that Lease is older than 2 delta periods, so
+// (e) BackupReady is not True once backups have not worked for 2 x deltaSnapshotPeriod +
+//     sync + BOUND, and (f) it is True once they have worked for deltaSnapshotPeriod + sync +
+//     BOUND (the first delta follows the first full snapshot a period later). The period is
+//     the one the snapshotter runs with (druid-br-snapshotter "run").
 // Each breach is a window from the moment its allowance ran out (or the report that made it,
 // if later) until the report or the truth changes; the violation is the earliest window's
 // start, with the event that changed the truth and the report. Thresholds are compared
@@ -64,6 +73,8 @@ class StatusTruth final : public Property {
   // Ready after it turned (b, d).
   Duration stale_allowance() const { return kUnknownThreshold + kSyncPeriod + kHeartbeat + bound_; }
   Duration fresh_allowance() const { return kHeartbeat + kSyncPeriod + bound_; }
+  Duration backup_stale_allowance() const { return deltaPeriod_ * 2 + kSyncPeriod + bound_; }
+  Duration backup_fresh_allowance() const { return deltaPeriod_ + kSyncPeriod + bound_; }
 
  private:
   static constexpr std::size_t kNoWindow = static_cast<std::size_t>(-1);
@@ -97,6 +108,9 @@ class StatusTruth final : public Property {
 
   void check_deadlines(TrueTime now);
   std::optional<TrueTime> breach_start(const Claim& claim) const;
+  Duration allowance(const Claim& claim) const;
+  bool apply_backup(const TraceEvent& event);
+  std::string describe_backup(const Claim& claim, TrueTime start) const;
   void open_breach(const Breach& breach);
   bool apply(const TraceEvent& event);
   void stop_process(const TraceEvent& event);
@@ -108,6 +122,8 @@ class StatusTruth final : public Property {
   druid_props::EtcdMembership membership_;
   std::map<std::string, Pod, std::less<>> pods_;
   Claim quorum_;
+  Claim backup_;  // BackupReady: silent until druid reports it (the constructor)
+  Duration deltaPeriod_{};
 };
 
 }  // namespace hasim

@@ -8,6 +8,7 @@
 #include "models/druid/druid_controller.hpp"
 #include "models/druid/etcd_spec_rules.hpp"
 #include "models/druid/etcd_wrapper.hpp"
+#include "models/druid/service_writer.hpp"
 #include "scenarios/control_plane/control_plane.hpp"
 #include "scenarios/druid/druid.hpp"
 #include "sim/assert.hpp"
@@ -78,6 +79,19 @@ api::ApiClientConfig in_cluster_client(const ControlPlaneSpec& cp, std::string u
   return config;
 }
 
+// getBackupStoreCommandArgs: the sidecar's flags for spec.backup.
+druid::SnapshotterSettings snapshotter_settings(const DruidSpec& spec, ProcessId store) {
+  druid::SnapshotterSettings settings;
+  settings.store = store;
+  settings.deltaSnapshotPeriod = spec.backup->deltaSnapshotPeriod;
+  if (spec.backup->fullSnapshotSchedule.has_value()) {
+    settings.fullSnapshotSchedule = *spec.backup->fullSnapshotSchedule;
+  }
+  settings.fullSnapshotLease = spec.name + "-full-snap";
+  settings.deltaSnapshotLease = spec.name + "-delta-snap";
+  return settings;
+}
+
 ProcessId add_druid_controller(World& world, const Scenario& scenario,
                                const std::shared_ptr<workloads::StatefulPods>& runtime,
                                const std::shared_ptr<druid::EtcdResource>& etcd) {
@@ -100,6 +114,11 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
     return pod->containersReady ? druid::PodContainersReady::kTrue
                                 : druid::PodContainersReady::kFalse;
   };
+  if (spec.backup.has_value()) {
+    config.backup =
+        druid::DruidBackupSpec{spec.backup->deltaSnapshotPeriod, spec.backup->fullSnapshotSchedule,
+                               spec.name + "-full-snap", spec.name + "-delta-snap"};
+  }
   return world.add_process(*node, std::string(DruidSpec::kDruidProcess),
                            [config] { return std::make_unique<druid::DruidController>(config); });
 }
@@ -176,6 +195,7 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   world.keep_alive(runtime);
   const workloads::StatefulPods* pods = runtime.get();
   const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
+  const std::optional<ProcessId> store = add_druid_object_store(world, spec);
   for (DruidOrdinal& o : setup) {
     o.wrapper->pod = o.pod;
     o.wrapper->etcd = etcd;
@@ -186,9 +206,15 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     sidecar.directory = directory;
     sidecar.apiserver = in_cluster_client(cp, o.pod->pod + "/backup-restore");
     sidecar.leaseNamespace = spec.namespace_;
+    if (store.has_value()) sidecar.backup = snapshotter_settings(spec, *store);
   }
   const ProcessId druid = add_druid_controller(world, scenario, runtime, resource);
-  built.set(DruidWiring{runtime, resource, druid});
+  if (spec.writeRate > 0) {
+    druid::ServiceWriterConfig writer{spec.writeRate, [pods] { return pods->ready_endpoints(0); }};
+    world.add_process(*world.find_node(druid_node(scenario)), "etcd-client",
+                      [writer] { return std::make_unique<druid::ServiceWriter>(writer); });
+  }
+  built.set(DruidWiring{runtime, resource, druid, store});
 }
 
 }  // namespace hasim

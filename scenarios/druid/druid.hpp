@@ -27,6 +27,15 @@ void read_druid_pod(scenario_loader::Context& c, const Json& fault, const std::s
 FaultKind druid_scale_fault_kind();
 KeySet druid_scale_key_set();
 void druid_check_max_replicas(scenario_loader::Context& c);
+// "backup" of the etcdDruid section, the object store's process, and its outage fault
+// (scenarios/druid/backup.cpp).
+bool read_druid_backup(scenario_loader::Context& c, const Json& section, const std::string& path,
+                       DruidSpec& spec);
+KeySet druid_backup_key_set();
+FaultKind druid_backup_store_down_fault_kind();
+KeySet druid_backup_store_down_key_set();
+// Adds the object store to the world; nullopt without a backup.
+std::optional<ProcessId> add_druid_object_store(World& world, const DruidSpec& spec);
 // hasim provisions processes for at most this many ordinals.
 inline constexpr int kDruidMaxOrdinals = 9;
 

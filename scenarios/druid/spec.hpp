@@ -1,6 +1,7 @@
 #pragma once
 // The etcd-druid system's scenario section, "etcdDruid" (scenarios/druid/system.cpp).
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,15 @@ namespace hasim {
 
 enum class DruidStorage : std::uint8_t { persistent, emptyDir };
 enum class DruidAntiAffinity : std::uint8_t { none, hostname, zone };
+
+// spec.backup of the Etcd: an object store (a process on `storeNode`, outside the pods'
+// nodes so their faults leave it alone) the leading sidecar snapshots to.
+struct DruidBackupStore {
+  static constexpr std::string_view kStoreProcess = "object-store";
+  std::string storeNode;
+  Duration deltaSnapshotPeriod{};                   // required: druid reads it unchecked
+  std::optional<std::string> fullSnapshotSchedule;  // unset: backup-restore's hourly default
+};
 
 // An Etcd resource managed by etcd-druid (models/druid/): its StatefulSet's pods on the
 // worker nodes, each running etcd (under etcd-wrapper) and the etcd-backup-restore sidecar,
@@ -34,6 +44,8 @@ struct DruidSpec {
   std::vector<std::string> workers;  // the nodes pods may run on
   std::string druidNode;             // default: the first control-plane node
   workloads::RuntimeTimings timings;
+  std::optional<DruidBackupStore> backup;  // "backup"
+  std::int64_t writeRate = 0;              // "writeRate": client writes per second
 };
 
 // What the system leaves in the BuildState for its fault kinds.
@@ -42,6 +54,7 @@ struct DruidWiring {
   std::shared_ptr<workloads::StatefulPods> pods;
   std::shared_ptr<druid::EtcdResource> etcd;  // the Etcd whose spec druid-scale edits
   ProcessId druid = 0;                        // etcd-druid, told of each spec change
+  std::optional<ProcessId> store;             // the object store, with a backup
 };
 
 // "etcd-main-0.etcd": the process of container `container` of pod `ordinal` (a pod's

@@ -6,6 +6,7 @@
 //   "etcdDruid": {"replicas": 3, "workers": ["w-1", "w-2", "w-3"], "storage": "persistent"}
 //   {"at": "2m", "kind": "druid-pod-delete", "pod": "etcd-main-1"}   kubectl delete pod
 //   {"at": "2m", "kind": "druid-scale", "replicas": 5}   spec.replicas (scale_fault.cpp)
+//   "backup": {"storeNode": "s3", "deltaSnapshotPeriod": "5m"}   snapshots (backup.cpp)
 #include <algorithm>
 
 #include "models/druid/trace_kinds.hpp"
@@ -92,6 +93,12 @@ void read_druid(Context& c, const Json& value, const std::string& path) {
                                     spec.antiAffinity) &&
        ok;
   ok = read_workers(c, value, path, spec) && ok;
+  ok = read_druid_backup(c, value, path, spec) && ok;
+  if (const Json* rate = JsonReader::field(value, "writeRate")) {
+    const auto n = r.integer(*rate, JsonReader::key_path(path, "writeRate"), 0, 10'000);
+    if (n) spec.writeRate = *n;
+    ok = n.has_value() && ok;
+  }
   if (const Json* node = JsonReader::field(value, "druidNode")) {
     const std::string at = JsonReader::key_path(path, "druidNode");
     const auto text = r.string(*node, at);
@@ -107,7 +114,13 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   const DruidSpec* spec = c.scenario.section<DruidSpec>();
   if (spec == nullptr) return std::nullopt;
   std::vector<std::string> out;
-  if (druid_node(c.scenario) == node) out.emplace_back(DruidSpec::kDruidProcess);
+  if (druid_node(c.scenario) == node) {
+    out.emplace_back(DruidSpec::kDruidProcess);
+    if (spec->writeRate > 0) out.emplace_back("etcd-client");
+  }
+  if (spec->backup.has_value() && spec->backup->storeNode == node) {
+    out.emplace_back(DruidBackupStore::kStoreProcess);
+  }
   return out;
 }
 
@@ -188,7 +201,9 @@ const ScenarioSystem& druid_scenario_system() {
     s.section = DruidSpec::kSection;
     s.key_sets = {{"etcdDruid",
                    {"name", "namespace", "replicas", "maxReplicas", "storage", "antiAffinity",
-                    "workers", "druidNode"}},
+                    "workers", "druidNode", "backup", "writeRate"}},
+                  druid_backup_key_set(),
+                  druid_backup_store_down_key_set(),
                   {"fault:druid-pod-delete", {"at", "kind", "pod"}},
                   {"fault:druid-drain", {"at", "kind", "node", "for"}},
                   {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}},
@@ -205,7 +220,8 @@ const ScenarioSystem& druid_scenario_system() {
                      druid_drain_fault_kind(),
                      druid_image_update_fault_kind(),
                      druid_crash_loop_fault_kind(),
-                     druid_scale_fault_kind()};
+                     druid_scale_fault_kind(),
+                     druid_backup_store_down_fault_kind()};
     s.cross_check = druid_check_max_replicas;
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),

@@ -85,6 +85,9 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
     doc["cloudcore"] = {{"nodes", Json::array({"n2"})}, {"edgeNodes", Json::array({"n3"})}};
     if (kind == "edgeWorkload") doc["cloudcore"]["workload"] = object;
     if (kind == "edgeObjectChange") doc["cloudcore"]["objectChanges"] = Json::array({object});
+  } else if (kind == "druidBackup") {
+    doc["controlPlane"] = {{"nodes", Json::array({"n1"})}};
+    doc["etcdDruid"] = {{"workers", Json::array({"n2"})}, {"backup", object}};
   } else if (kind == "link") {
     doc["network"] = {{"links", Json::array({object})}};
   } else if (kind == "fault") {
