@@ -1,9 +1,10 @@
-// etcd-druid's check half (properties/check_system.hpp): status-truth:BOUND and
-// no-superfluous-members:SETTLE. pdb-safe and quorum-recovery, and druid's fault choices,
-// come with the next parts of issue 17; until then `hasim check` draws the kernel's and the
-// control plane's faults for druid scenarios.
+// etcd-druid's check half (properties/check_system.hpp): status-truth:BOUND,
+// no-superfluous-members:SETTLE and backup-chain. pdb-safe and quorum-recovery, and druid's fault
+// choices, come with the next parts of issue 17; until then `hasim check` draws the kernel's and
+// the control plane's faults for druid scenarios.
 #include "properties/druid/check.hpp"
 
+#include "properties/druid/backup_chain.hpp"
 #include "properties/druid/no_superfluous_members.hpp"
 #include "properties/druid/status_truth.hpp"
 
@@ -17,6 +18,10 @@ std::unique_ptr<Property> status_truth(const std::string& spec, std::optional<Du
 std::unique_ptr<Property> no_superfluous_members(const std::string& spec,
                                                  std::optional<Duration> settle) {
   return std::make_unique<NoSuperfluousMembers>(spec, settle.value());
+}
+
+std::unique_ptr<Property> backup_chain(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<BackupChain>(spec);
 }
 
 }  // namespace
@@ -44,6 +49,13 @@ const CheckSystem& druid_check_system() {
             "sidecar's ordinal + 1); no restore from a snapshot; replicas 0 (hibernation) is "
             "not judged"},
            no_superfluous_members},
+          {{"backup-chain", "",
+            "every delta snapshot the backup store accepts starts one revision after the "
+            "snapshot saved before it (a full snapshot starts a new chain), so a restore of the "
+            "latest full snapshot and its deltas reaches the last delta's revision",
+            "etcd-backup-restore's restorer applies deltas in order and checks each ends at its "
+            "last revision; a gap or an overlap makes it fail"},
+           backup_chain},
       },
       {},
   };
