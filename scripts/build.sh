@@ -12,7 +12,8 @@
 # (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A build dir configured before the preset's debug-info level (issue 19) is reconfigured too.
+# A build dir configured before the preset's debug-info level (issue 19) or its unity build of
+# the test files is reconfigured too.
 # With ccache installed (CI installs it), compiles go through it, with paths relative to the
 # source tree (CCACHE_BASEDIR): the mutation run's scratch checkout (mutation/mutate.py) then
 # reuses this build's objects for every file its mutant leaves alone.
@@ -23,6 +24,7 @@ if command -v ccache >/dev/null; then
 fi
 if [ ! -f build/build.ninja ] || ! grep -q '^HASIM_WERROR:BOOL=ON$' build/CMakeCache.txt ||
   ! grep -q '^CMAKE_CXX_FLAGS_RELWITHDEBINFO:STRING=-O2 -g1 -DNDEBUG$' build/CMakeCache.txt ||
+  ! grep -q '^HASIM_TEST_UNITY:BOOL=ON$' build/CMakeCache.txt ||
   { [ ${#launcher[@]} -gt 0 ] && ! grep -q '^CMAKE_CXX_COMPILER_LAUNCHER' build/CMakeCache.txt; }; then
   cmake --preset dev "${launcher[@]}" >/dev/null
 fi

@@ -7,7 +7,8 @@
 # documentation recommend, several times faster to run than -O0 and cheaper to compile than
 # -O2 -g, plus libFuzzer's coverage instrumentation (CMakeLists.txt). The test files: -O0
 # without debug info and without coverage, 2.4 times cheaper to compile than at the library's
-# flags (a sanitized build was most of CI's time). A build dir configured otherwise is
+# flags, 8 to a unit (HASIM_TEST_UNITY, as the dev build): a sanitized build was most of CI's
+# time. A build dir configured otherwise is
 # configured again. Installs clang and libFuzzer's runtime (Debian 12: libclang-rt-14-dev) if
 # missing.
 #
@@ -21,8 +22,9 @@ flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-
 test_flags="-O0;-g0"
 if [ ! -f "$build/build.ninja" ] ||
   ! grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$build/CMakeCache.txt" ||
-  ! grep -qxF "HASIM_TEST_OPTIONS:STRING=$test_flags" "$build/CMakeCache.txt"; then
+  ! grep -qxF "HASIM_TEST_OPTIONS:STRING=$test_flags" "$build/CMakeCache.txt" ||
+  ! grep -qxF "HASIM_TEST_UNITY:BOOL=ON" "$build/CMakeCache.txt"; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER=clang++ \
-    -DHASIM_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" -DHASIM_TEST_OPTIONS="$test_flags" >/dev/null
+    -DHASIM_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" -DHASIM_TEST_OPTIONS="$test_flags" -DHASIM_TEST_UNITY=ON >/dev/null
 fi
 cmake --build "$build" -j "$(nproc)" --target "$@"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test suite with AddressSanitizer and UndefinedBehaviorSanitizer and runs it.
-# The build is ./build-sanitize (scripts/sanitized-build.sh: clang++ at -O1 with line tables),
+# The build is ./build-sanitize (scripts/sanitized-build.sh: clang++, the library at -O1 with
+# line tables, the test files at -O0),
 # shared with scripts/fuzz.sh, so CI compiles the sanitized library once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +12,15 @@ cd "$(dirname "$0")/.."
 # correct configuration ([slow]; its weak-configuration searches do run here) are left to the
 # normal build.
 #
-# Two processes, one per core: the golden and trace-kind tests (every scenario run twice,
-# about half of the suite's time) beside all the rest; each writes its own log, printed when
-# both are done, and the stage fails if either does.
+# Two processes, one per core, of about equal length: the golden tests (every scenario once)
+# with the check, robustness and druid-backup tests, beside all the rest. The trace-kind
+# test, which runs every scenario a second time only to read the kinds of its events, is left
+# to the normal build (it checks vocabulary, not memory). Each writes its own log, printed
+# when both are done, and the stage fails if either does.
 logs=$(mktemp -d)
-halves=("[golden],[trace-kinds]" "~[golden]~[trace-kinds]~[finding]~[slow]")
+skip="~[finding]~[slow]"
+halves=("[golden],[check]$skip,[druid-backups]$skip,[robustness]$skip"
+  "~[golden]~[trace-kinds]~[check]~[druid-backups]~[robustness]$skip")
 pids=()
 for i in 0 1; do
   RC_PARAMS="max_success=15" ./build-sanitize/hasim_tests "${halves[$i]}" >"$logs/$i.log" 2>&1 &

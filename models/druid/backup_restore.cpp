@@ -104,15 +104,30 @@ void BackupRestore::after_presence(Env& env, sidecar::MemberListRead list) {
 
 void BackupRestore::validate_and_decide(Env& env, sidecar::MemberListRead list,
                                         sidecar::MemberLeaseRead lease) {
+  read_snapstore(env, [this, list, lease](Env& e, const SnapstoreView& store) {
+    decide(e, list, lease, store);
+  });
+}
+
+// Validate (the sanity check; the single-node revision check takes the db at the latest
+// backup's revision: hasim's data directory never falls behind its own backups), then
+// Initialize's decision.
+void BackupRestore::decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease,
+                           const SnapstoreView& store) {
   sidecar::SanityObservation sanity;
   sanity.data_dir = has_etcd_data(env) ? sidecar::PathStat::Exists : sidecar::PathStat::Missing;
   sanity.structure = sanity.data_dir;
-  sanity.snapstore_configured = false;  // no backup store yet
+  sanity.snapstore_configured = store.configured;
   sanity.original_cluster_size = initClusterSize_;
+  sanity.snapstore = !store.readable ? sidecar::SnapstoreRevision::Unreadable
+                     : store.empty   ? sidecar::SnapstoreRevision::NoSnapshots
+                                     : sidecar::SnapstoreRevision::Found;
+  sanity.latest_snapshot_revision = store.latest_revision;
+  sanity.db_revision = store.latest_revision;
   sidecar::ValidationInput input;
   input.sanity = sidecar::sanity_check(sanity);
   input.original_cluster_size = initClusterSize_;
-  input.backup_bucket_empty = true;
+  input.backup_bucket_empty = !store.configured || store.empty;
   sidecar::InitObservation obs;
   obs.original_cluster_size = initClusterSize_;
   obs.member_list = list;
@@ -120,7 +135,10 @@ void BackupRestore::validate_and_decide(Env& env, sidecar::MemberListRead list,
   obs.member_list_scale_up_check = list;
   obs.member_lease = lease;
   obs.data_dir_status = sidecar::validate(input);
-  obs.snapstore = sidecar::SnapstoreRead::NotConfigured;
+  obs.snapstore = !store.configured ? sidecar::SnapstoreRead::NotConfigured
+                  : !store.readable ? sidecar::SnapstoreRead::Unreadable
+                  : store.empty     ? sidecar::SnapstoreRead::Empty
+                                    : sidecar::SnapstoreRead::HasSnapshots;
   obs.data_dir_exists = sanity.data_dir == sidecar::PathStat::Exists;
   const sidecar::InitDecision decision = sidecar::decide_initialize(obs);
   env.trace(trace_kind::kInitDecision,
@@ -143,8 +161,8 @@ void BackupRestore::act(Env& env, const sidecar::InitDecision& decision) {
     case sidecar::InitAction::MemberRepair:
       return remove_self(env, sidecar::default_backoff());
     case sidecar::InitAction::RestoreFromSnapshots:
-      HASIM_ASSERT(false && "no backup store is configured, so there is nothing to restore");
-      return;
+      HASIM_ASSERT(config_.backup.has_value());
+      return restore_from_store(env);
     case sidecar::InitAction::Fatal:
       return finish_init(env, false, sidecar::name(decision.fatal));
   }

@@ -28,6 +28,7 @@
 #include "models/druid/sidecar_initializer.hpp"
 #include "models/druid/sidecar_leading.hpp"
 #include "models/druid/sidecar_member_ops.hpp"
+#include "models/druid/snapshot_restorer.hpp"
 #include "models/druid/snapstore.hpp"
 #include "models/etcd/membership.hpp"
 #include "sim/env.hpp"
@@ -106,7 +107,21 @@ class BackupRestore final : public Process {
   using MakeRequest = std::function<std::shared_ptr<MessageBody>(std::uint64_t id)>;
 
  private:
-  enum Timer : std::uint64_t { kCallTimeout, kRetry, kHeartbeat, kLeading, kFileWritten };
+  enum Timer : std::uint64_t {
+    kCallTimeout,
+    kRetry,
+    kHeartbeat,
+    kLeading,
+    kFileWritten,
+    kRestoreIo,  // a restore's disk writes (an IoCompletion tag, not a timer)
+  };
+  // The backup store as Initialize reads it.
+  struct SnapstoreView {
+    bool configured = false;
+    bool readable = true;
+    bool empty = true;
+    std::int64_t latest_revision = 0;
+  };
   // backup_restore.cpp: the server and Initialize.
   void serve_status(Env& env);
   void serve_config(Env& env);
@@ -118,6 +133,13 @@ class BackupRestore final : public Process {
   void add_learner_attempt(Env& env, raft::PeerId id, sidecar::Backoff backoff, bool repair);
   void remove_self(Env& env, sidecar::Backoff backoff);
   void finish_init(Env& env, bool ok, std::string_view why);
+  // backup_restore_restore.cpp: the store in Initialize, and the restore.
+  void read_snapstore(Env& env, std::function<void(Env&, const SnapstoreView&)> done);
+  void decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease,
+              const SnapstoreView& store);
+  void restore_from_store(Env& env);
+  void write_restored_data_dir(Env& env, const RestoredBackend& restored, const std::string& name);
+  void restore_io_done(Env& env);
   void wipe_data_dir(Env& env);
   raft::PeerId configured_member_id(Env& env) const;
   // backup_restore_calls.cpp: etcd calls with upstream's retries.
@@ -187,6 +209,7 @@ class BackupRestore final : public Process {
   std::uint64_t nextCall_ = 1;
   std::uint64_t nextSleep_ = 1;
   std::function<void(Env&)> afterSync_;  // a file write waiting for its fsync
+  std::size_t restoreIo_ = 0;            // a restore's writes not yet completed
   bool leaseRenewal_ = true;             // MemberLeaseCallbacks: running until the loop stops it
   std::uint64_t renewalGeneration_ = 0;  // a stop or restart of renewal retires its timers
   sidecar::LeadingState leading_ = sidecar::kInitialLeadingState;

@@ -150,7 +150,9 @@ void BackupRestore::on_timer(Env& env, TimerId, std::uint64_t tag) {
 }
 
 void BackupRestore::on_io(Env& env, const IoCompletion& io) {
-  HASIM_ASSERT(tags_.owns(io.tag) && afterSync_ != nullptr);
+  HASIM_ASSERT(tags_.owns(io.tag));
+  if ((tags_.local(io.tag) >> kTagKindShift) == kRestoreIo) return restore_io_done(env);
+  HASIM_ASSERT(afterSync_ != nullptr);
   if (io.op == IoOp::append) {
     env.fsync(etcd::EtcdMember::kVolume, kMemberIdFile, io.tag);
     return;

@@ -23,6 +23,9 @@ inline constexpr std::string_view kLeading = "druid-br-leading";
 // fatal error at its creation (the store could not be listed).
 inline constexpr std::string_view kSnapshot = "druid-br-snapshot";
 inline constexpr std::string_view kSnapshotter = "druid-br-snapshotter";
+// Initialize restored the data directory from the store: the full snapshot, how many deltas,
+// the revision reached, and the outcome (restored, or the restorer's error).
+inline constexpr std::string_view kRestore = "druid-br-restore";
 // etcd-druid: the status step wrote a member's status or a condition that changed.
 inline constexpr std::string_view kMemberStatus = "druid-member-status";
 inline constexpr std::string_view kCondition = "druid-condition";
@@ -31,8 +34,9 @@ inline constexpr std::string_view kCondition = "druid-condition";
 inline constexpr std::string_view kSpecUpdate = "druid-spec-update";
 inline constexpr std::string_view kSpecRefused = "druid-spec-refused";
 
-inline constexpr std::array kAll{
-    kEtcdStart, kEtcdReadyz,  kEtcdConfigFailed, kInitDecision, kInitDone,   kMemberCall, kLeading,
-    kSnapshot,  kSnapshotter, kMemberStatus,     kCondition,    kSpecUpdate, kSpecRefused};
+inline constexpr std::array kAll{kEtcdStart,   kEtcdReadyz, kEtcdConfigFailed, kInitDecision,
+                                 kInitDone,    kMemberCall, kLeading,          kSnapshot,
+                                 kSnapshotter, kRestore,    kMemberStatus,     kCondition,
+                                 kSpecUpdate,  kSpecRefused};
 
 }  // namespace hasim::druid::trace_kind
