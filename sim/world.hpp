@@ -140,7 +140,10 @@ class World {
   void heal(std::uint64_t cut_id);
   void heal_all();
   void disk_loss(NodeId node);  // every disk of the node, and its processes' DurableStores
-  void disk_loss(NodeId node, std::string_view disk);  // one disk: the processes mounting it
+  // One disk: the processes mounting it are killed, their supervisors told only with
+  // `tell_supervisors` (a pod's kubelet restarts its containers on the empty volume; the
+  // kernel's disk-loss fault leaves them down until its "for" ends).
+  void disk_loss(NodeId node, std::string_view disk, bool tell_supervisors = false);
   // Operations issued from now on take `factor` times as long; 1 ends the fault.
   void slow_disk(NodeId node, std::string_view disk, std::int64_t factor);
   // While full, every append fails with ENOSPC.

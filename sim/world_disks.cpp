@@ -232,7 +232,7 @@ void World::replace_volume_files(VolumeId volume,
   disks_[slot.disk].disk.replace_files(slot.index, files);
 }
 
-void World::disk_loss(NodeId node, std::string_view disk) {
+void World::disk_loss(NodeId node, std::string_view disk, bool tell_supervisors) {
   const std::size_t d = disk_index(node, disk);
   trace_world(trace_kind::kDiskLoss, nodes_.at(node).name, {{"disk", std::string(disk)}});
   // Every process with a volume on the disk, owner or sharer, dies of its I/O errors; the rest
@@ -244,9 +244,15 @@ void World::disk_loss(NodeId node, std::string_view disk) {
   }
   std::sort(doomed.begin(), doomed.end());
   doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
+  // Wiped first, so a supervisor that restarts a process at once finds the volume empty.
   for (ProcessId p : doomed) kill(p, "disk-loss", false);
   for (VolumeId v = 0; v < volumes_.size(); ++v) {
     if (volumes_[v].disk == d) wipe_volume(v);
+  }
+  if (!tell_supervisors) return;
+  for (ProcessId p : doomed) {
+    const StopHandler& handler = stop_handler_of(p);
+    if (handler) handler(p, StopReason::crash, -1);
   }
 }
 

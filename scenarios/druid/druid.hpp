@@ -17,6 +17,8 @@ FaultKind druid_drain_fault_kind();
 FaultKind druid_image_update_fault_kind();
 // A container that crashes at every start for a while (crash_loop_fault.cpp).
 FaultKind druid_crash_loop_fault_kind();
+// One member's PersistentVolume lost (volume_loss_fault.cpp).
+FaultKind druid_volume_loss_fault_kind();
 // The ordinal of `pod` ("etcd-main-2": 2), or -1 if it is not one of the Etcd's.
 int druid_pod_ordinal(const DruidSpec& spec, const std::string& pod);
 // A fault's "pod", into spec.targets, checked against the Etcd's replicas.

@@ -202,6 +202,7 @@ const ScenarioSystem& druid_scenario_system() {
     s.key_sets = {{"etcdDruid",
                    {"name", "namespace", "replicas", "maxReplicas", "storage", "antiAffinity",
                     "workers", "druidNode", "backup", "writeRate"}},
+                  {"fault:druid-volume-loss", {"at", "kind", "pod"}},
                   druid_backup_key_set(),
                   druid_backup_store_down_key_set(),
                   {"fault:druid-pod-delete", {"at", "kind", "pod"}},
@@ -221,7 +222,8 @@ const ScenarioSystem& druid_scenario_system() {
                      druid_image_update_fault_kind(),
                      druid_crash_loop_fault_kind(),
                      druid_scale_fault_kind(),
-                     druid_backup_store_down_fault_kind()};
+                     druid_backup_store_down_fault_kind(),
+                     druid_volume_loss_fault_kind()};
     s.cross_check = druid_check_max_replicas;
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),

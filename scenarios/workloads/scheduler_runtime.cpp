@@ -115,4 +115,15 @@ void StatefulPods::attach_volume(int ordinal, NodeId node) {
   for (std::size_t c = 1; c < processes.size(); ++c) world_.share_volume(volume, processes[c]);
 }
 
+bool StatefulPods::lose_volume(int ordinal) {
+  HASIM_ASSERT(set_.volume == DataVolume::persistentVolumeClaim && !nodes_.empty());
+  if (!claimZones_.contains(ordinal)) return false;
+  const auto pod = pods_.find(ordinal);
+  const bool placed = pod != pods_.end() && pod->second.node.has_value();
+  // The trace names the node the pod runs on (a network disk belongs to none).
+  const NodeId node = nodes_[placed ? *pod->second.node : 0].id;  // pod.node: a worker index
+  world_.disk_loss(node, "pv-" + set_.volumeName + "-" + pod_name(ordinal), true);
+  return true;
+}
+
 }  // namespace hasim::workloads

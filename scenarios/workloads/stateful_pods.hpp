@@ -120,6 +120,10 @@ class StatefulPods final : public TraceObserver {
   // the PodDisruptionBudget, each on kubectl's loop; `uncordon` makes it schedulable again.
   void drain(const std::string& node, const cluster::DrainOptions& options);
   void uncordon(const std::string& node);
+  // The claim's PersistentVolume of pod `ordinal` fails (a lost cloud disk): its data is gone,
+  // the pod's containers, which mount it, crash, and the kubelet restarts them on the empty
+  // volume. False (nothing happens) when the claim has no volume yet. Claims only.
+  bool lose_volume(int ordinal);
 
   std::optional<PodView> pod(int ordinal) const;
   int replicas() const { return set_.spec.replicas; }
