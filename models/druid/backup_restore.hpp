@@ -80,6 +80,9 @@ inline constexpr Duration kEtcdConnectionTimeout = seconds(30);
 // A sidecar timer's local value: its kind above kTagKindShift, a sequence number below.
 inline constexpr unsigned kTagKindShift = 40;
 std::uint64_t local_tag(std::uint64_t kind, std::uint64_t seq);
+// A Maintenance Status call carrying `id` as its client_id (the heartbeat, the leading loop,
+// the snapshotter's probe).
+std::shared_ptr<MessageBody> status_request(std::uint64_t id);
 
 class BackupRestore final : public Process {
  public:

@@ -8,6 +8,12 @@
 
 namespace hasim::druid {
 
+std::shared_ptr<MessageBody> status_request(std::uint64_t id) {
+  auto request = std::make_shared<etcd::KvStatusRequest>();
+  request->client_id = id;
+  return request;
+}
+
 std::uint64_t local_tag(std::uint64_t kind, std::uint64_t seq) {
   HASIM_ASSERT(seq < (std::uint64_t{1} << kTagKindShift));
   return (kind << kTagKindShift) | seq;

@@ -12,16 +12,6 @@
 
 namespace hasim::druid {
 
-namespace {
-
-std::shared_ptr<MessageBody> status_request(std::uint64_t id) {
-  auto request = std::make_shared<etcd::KvStatusRequest>();
-  request->client_id = id;
-  return request;
-}
-
-}  // namespace
-
 // One renewal: Status from the local etcd, then the Lease's holderIdentity and renewTime.
 // Failures are only logged; the next renewal is a period after this attempt ended.
 void BackupRestore::heartbeat(Env& env) {

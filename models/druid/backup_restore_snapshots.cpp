@@ -19,16 +19,9 @@ namespace {
 
 constexpr Duration kStatusTimeout = seconds(5);      // brtypes.DefaultEtcdStatusConnecTimeout
 constexpr Duration kConnectionTimeout = minutes(5);  // druid's --etcd-connection-timeout
-constexpr Duration kSnapshotTimeout = minutes(15);   // druid's --etcd-snapshot-timeout
 // hasim's: how long an upload or a listing waits for an unreachable object store before it
 // fails (upstream: the cloud SDK's own connect and retry timeouts, which vary by provider).
 constexpr Duration kSnapstoreTimeout = seconds(30);
-
-std::shared_ptr<MessageBody> status_request(std::uint64_t id) {
-  auto request = std::make_shared<etcd::KvStatusRequest>();
-  request->client_id = id;
-  return request;
-}
 
 }  // namespace
 

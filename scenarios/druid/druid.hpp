@@ -1,5 +1,6 @@
 #pragma once
 // The etcd-druid system's scenario glue (scenarios/druid/system.cpp, build.cpp).
+#include <functional>
 #include <string>
 
 #include "scenarios/druid/spec.hpp"
@@ -19,6 +20,10 @@ FaultKind druid_image_update_fault_kind();
 FaultKind druid_crash_loop_fault_kind();
 // One member's PersistentVolume lost (volume_loss_fault.cpp).
 FaultKind druid_volume_loss_fault_kind();
+// Schedules `action` on the Etcd's pods at the fault's time, for the ordinal of its "pod".
+void at_druid_pod(World& world, const Scenario& scenario, const FaultSpec& fault,
+                  const BuildState& built,
+                  std::function<void(workloads::StatefulPods& pods, int ordinal)> action);
 // The ordinal of `pod` ("etcd-main-2": 2), or -1 if it is not one of the Etcd's.
 int druid_pod_ordinal(const DruidSpec& spec, const std::string& pod);
 // A fault's "pod", into spec.targets, checked against the Etcd's replicas.

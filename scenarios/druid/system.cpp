@@ -165,12 +165,9 @@ namespace {
 
 void apply_pod_delete(World& world, const Scenario& scenario, const FaultSpec& fault,
                       const BuildState& built) {
-  const DruidWiring* wiring = built.get<DruidWiring>();
-  HASIM_ASSERT(wiring != nullptr && !fault.targets.empty());
-  const int ordinal = druid_pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
-  HASIM_ASSERT(ordinal >= 0);
-  std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
-  world.at(TrueTime{fault.at.ns}, [pods, ordinal] { pods->delete_pod(ordinal, "kubectl"); });
+  at_druid_pod(world, scenario, fault, built, [](workloads::StatefulPods& pods, int ordinal) {
+    pods.delete_pod(ordinal, "kubectl");
+  });
 }
 
 void write_pod_delete(const FaultSpec& f, Json& out) { out["pod"] = f.targets.front(); }
@@ -180,6 +177,17 @@ std::string describe_pod_delete(const FaultSpec& f) {
 }
 
 }  // namespace
+
+void at_druid_pod(World& world, const Scenario& scenario, const FaultSpec& fault,
+                  const BuildState& built,
+                  std::function<void(workloads::StatefulPods& pods, int ordinal)> action) {
+  const DruidWiring* wiring = built.get<DruidWiring>();
+  HASIM_ASSERT(wiring != nullptr && !fault.targets.empty() && action != nullptr);
+  const int ordinal = druid_pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
+  HASIM_ASSERT(ordinal >= 0);
+  std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
+  world.at(TrueTime{fault.at.ns}, [pods, ordinal, action] { action(*pods, ordinal); });
+}
 
 std::string druid_node(const Scenario& scenario) {
   const DruidSpec* spec = scenario.section<DruidSpec>();

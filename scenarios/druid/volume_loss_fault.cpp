@@ -28,12 +28,8 @@ void read_volume_loss(Context& c, const Json& f, const std::string& path, FaultS
 
 void apply_volume_loss(World& world, const Scenario& scenario, const FaultSpec& fault,
                        const BuildState& built) {
-  const DruidWiring* wiring = built.get<DruidWiring>();
-  HASIM_ASSERT(wiring != nullptr && !fault.targets.empty());
-  const int ordinal = druid_pod_ordinal(*scenario.section<DruidSpec>(), fault.targets.front());
-  HASIM_ASSERT(ordinal >= 0);
-  std::shared_ptr<workloads::StatefulPods> pods = wiring->pods;
-  world.at(TrueTime{fault.at.ns}, [pods, ordinal] { (void)pods->lose_volume(ordinal); });
+  at_druid_pod(world, scenario, fault, built,
+               [](workloads::StatefulPods& pods, int ordinal) { (void)pods.lose_volume(ordinal); });
 }
 
 void write_volume_loss(const FaultSpec& f, Json& out) { out["pod"] = f.targets.front(); }
