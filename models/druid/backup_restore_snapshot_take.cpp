@@ -18,13 +18,6 @@ constexpr Duration kSnapshotTimeout = minutes(15);  // druid's --etcd-snapshot-t
 constexpr std::size_t kMaxHeldEvents = 10'000'000;  // a bound of the model (the memory limit
                                                     // ends a delta long before)
 
-StoredSnapshot metadata(const StoredSnapshot& s) {
-  StoredSnapshot meta = s;
-  meta.backend.clear();
-  meta.events.clear();
-  return meta;
-}
-
 }  // namespace
 
 // takeFullSnapshot: close the watch, read the revision, stream the member's backend, upload
@@ -71,7 +64,7 @@ void BackupRestore::take_full_snapshot(Env& env, std::function<void(Env&, bool)>
 // the watch the deltas are collected from).
 void BackupRestore::upload(Env& env, StoredSnapshot s, std::function<void(Env&, bool)> done) {
   const std::uint64_t generation = snap_.generation;
-  StoredSnapshot meta = metadata(s);
+  StoredSnapshot meta = metadata_of(s);
   store_call(
       env, SnapstoreOp::save, std::move(s),
       [this, generation, meta, done](Env& e, const Answer& saved) {

@@ -16,6 +16,13 @@ namespace {
 // doubles; druid's component errors requeue the Etcd): hasim retries every 5 s.
 constexpr Duration kReconcileRetry = seconds(5);
 
+// How druid's client read one object: found, not found, or any other error.
+ObjectRead read_of(const api::Response& response) {
+  if (response.status == api::Status::not_found) return ObjectRead::kNotFound;
+  if (!api::is_success(response.status) || response.object == nullptr) return ObjectRead::kError;
+  return ObjectRead::kFound;
+}
+
 }  // namespace
 
 DruidController::DruidController(DruidControllerConfig config) : config_(std::move(config)) {
@@ -113,11 +120,8 @@ void DruidController::read_lease(Env& env, int ordinal, std::shared_ptr<StatusRe
                 [this, ordinal, reads](Env& e, const api::Response& response) {
                   MemberLeaseObservation& obs = reads->members[ordinal];
                   obs.name = member_name(ordinal);
-                  if (response.status == api::Status::not_found) {
-                    obs.read = ObjectRead::kNotFound;
-                  } else if (!api::is_success(response.status) || response.object == nullptr) {
-                    obs.read = ObjectRead::kError;
-                  } else {
+                  obs.read = read_of(response);
+                  if (obs.read == ObjectRead::kFound) {
                     obs.holder_identity = response.object->lease.holderIdentity;
                     obs.renew_time = response.object->lease.renewTime;
                     obs.pod = config_.podContainersReady(ordinal);
@@ -132,11 +136,8 @@ void DruidController::read_snapshot_lease(Env& env, const std::string& name, boo
   api_->request(env, api_->new_context(), api::Verb::get, key, nullptr,
                 [this, full, reads](Env& e, const api::Response& response) {
                   SnapshotLease& lease = full ? reads->full : reads->delta;
-                  if (response.status == api::Status::not_found) {
-                    lease.read = ObjectRead::kNotFound;
-                  } else if (!api::is_success(response.status) || response.object == nullptr) {
-                    lease.read = ObjectRead::kError;
-                  } else {
+                  lease.read = read_of(response);
+                  if (lease.read == ObjectRead::kFound) {
                     lease.renew_time = response.object->lease.renewTime;
                     lease.creation_timestamp = response.object->creationTimestamp;
                   }

@@ -43,7 +43,6 @@ void ServiceWriter::on_message(Env& env, ProcessId, const Message& message) {
   if (it == inFlight_.end()) return;  // past its deadline
   env.cancel_timer(it->second);
   inFlight_.erase(it);
-  if (response->ok()) ++acknowledged_;
 }
 
 void ServiceWriter::on_timer(Env& env, TimerId, std::uint64_t tag) {

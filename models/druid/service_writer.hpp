@@ -2,8 +2,8 @@
 // A client application writing to the Etcd through its client Service: one Put every
 // 1/rate s (keys "/registry/hasim/<n mod kKeys>", 100-byte values, as Kubernetes updates its
 // objects over and over), each to one ready member picked for the call (kube-proxy), under
-// clientv3's 5 s request deadline, without retries. It gives the backups their events and
-// counts what etcd acknowledged; it traces nothing itself.
+// clientv3's 5 s request deadline, without retries. It gives the backups their events; it
+// traces nothing itself.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,15 +27,12 @@ class ServiceWriter final : public Process {
   void on_message(Env& env, ProcessId from, const Message& message) override;
   void on_timer(Env& env, TimerId timer, std::uint64_t tag) override;
 
-  std::int64_t acknowledged() const { return acknowledged_; }
-
  private:
   void put(Env& env);
   ServiceWriterConfig config_;
   TagSpace tags_;
   std::uint64_t next_ = 1;
   std::map<std::uint64_t, TimerId> inFlight_;  // by client_id: the deadline's timer
-  std::int64_t acknowledged_ = 0;
 };
 
 }  // namespace hasim::druid

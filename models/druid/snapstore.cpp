@@ -19,6 +19,18 @@ bool listed_before(const StoredSnapshot& a, const StoredSnapshot& b) {
 
 }  // namespace
 
+StoredSnapshot metadata_of(const StoredSnapshot& snapshot) {
+  StoredSnapshot meta;
+  meta.kind = snapshot.kind;
+  meta.start_revision = snapshot.start_revision;
+  meta.last_revision = snapshot.last_revision;
+  meta.created_on = snapshot.created_on;
+  meta.is_final = snapshot.is_final;
+  meta.name = snapshot.name;
+  meta.size = snapshot.size;
+  return meta;
+}
+
 LatestSnapshots latest_full_and_deltas(const std::vector<StoredSnapshot>& listing) {
   LatestSnapshots latest;
   std::size_t first_delta = 0;
@@ -57,20 +69,8 @@ std::vector<StoredSnapshot> Snapstore::list(bool with_data) const {
   std::vector<StoredSnapshot> listing;
   listing.reserve(order.size());
   for (const std::size_t i : order) {
-    const StoredSnapshot& s = snapshots_[i];
-    if (with_data) {
-      listing.push_back(s);
-      continue;
-    }
-    // Metadata only: a listing does not download the objects.
-    StoredSnapshot& meta = listing.emplace_back();
-    meta.kind = s.kind;
-    meta.start_revision = s.start_revision;
-    meta.last_revision = s.last_revision;
-    meta.created_on = s.created_on;
-    meta.is_final = s.is_final;
-    meta.name = s.name;
-    meta.size = s.size;
+    // List does not download the objects; a restore's fetch does.
+    listing.push_back(with_data ? snapshots_[i] : metadata_of(snapshots_[i]));
   }
   HASIM_ASSERT(listing.size() == snapshots_.size());
   return listing;

@@ -36,6 +36,10 @@ struct StoredSnapshot {
   std::int64_t size = 0;  // bytes uploaded
 };
 
+// The snapshot without its content (what a listing returns), copied field by field so the
+// backend is never copied.
+StoredSnapshot metadata_of(const StoredSnapshot& snapshot);
+
 // GetLatestFullSnapshotAndDeltaSnapList over a listing: the last full snapshot and the deltas
 // listed after it, in list order (no full snapshot: every delta of the list).
 struct LatestSnapshots {
