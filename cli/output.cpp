@@ -79,8 +79,9 @@ void print_windows(std::ostream& out, const std::vector<ViolationWindow>& window
   if (instants) return;
   for (std::size_t i = 0; i < windows.size() && i < kShown; ++i) {
     const ViolationWindow& w = windows[i];
-    out << "            window t=" << format_seconds(w.start.ns) << "s to t="
-        << format_seconds(w.end.ns) << "s (" << format_duration(w.end - w.start) << ")\n";
+    out << "            window t=" << format_seconds(w.start.ns)
+        << "s to t=" << format_seconds(w.end.ns) << "s (" << format_duration(w.end - w.start)
+        << ")\n";
   }
   if (windows.size() > kShown) {
     out << "            ... " << windows.size() - kShown << " more windows\n";
@@ -110,6 +111,7 @@ void print_summary(const Scenario& scenario, const RunResult& result, std::ostre
     if (!windows.empty()) out << " (" << describe_windows(summarize(windows)) << ")";
     out << "\n";
     print_windows(out, windows);
+    for (const std::string& note : result.notes[i]) out << "            note: " << note << "\n";
     if (!violation) continue;
     out << "            at t=" << format_seconds(violation->at.ns) << "s: " << violation->detail
         << "\n";

@@ -12,6 +12,18 @@ void Property::violate(TrueTime at, std::string detail, std::vector<std::string>
   violation_ = Violation{spec_, at, std::move(detail), std::move(causes)};
 }
 
+void Property::note(TrueTime at, std::string text) {
+  if (notes_.size() >= kMaxNotes) return;
+  notes_.push_back("t=" + format_seconds(at.ns) + "s: " + std::move(text));
+}
+
+void Property::adopt_notes(const Property& half) {
+  HASIM_ASSERT(adopted_ <= half.notes().size());
+  for (; adopted_ < half.notes().size() && notes_.size() < kMaxNotes; ++adopted_) {
+    notes_.push_back(half.notes()[adopted_]);
+  }
+}
+
 std::vector<ViolationWindow> Property::windows() const {
   if (!windows_.empty() || !violation_) return windows_;
   return {ViolationWindow{violation_->at, violation_->at, violation_->detail}};

@@ -53,8 +53,15 @@ class Property : public TraceObserver {
   // default: the windows the property opened and closed (open ones end with the run), or,
   // for one that keeps none, its violation as an instant.
   virtual std::vector<ViolationWindow> windows() const;
+  // What the property found worth saying though it is no violation (a loss it permits, with
+  // its figures), "t=510.000s: ...", in the order noted; at most kMaxNotes.
+  const std::vector<std::string>& notes() const { return notes_; }
+  static constexpr std::size_t kMaxNotes = 16;
 
  protected:
+  void note(TrueTime at, std::string text);
+  // For a property made of halves: the half's notes after this one's.
+  void adopt_notes(const Property& half);
   // Records the violation unless one was already recorded (the first one is reported).
   void violate(TrueTime at, std::string detail, std::vector<std::string> causes);
   // Window bookkeeping for properties that have no interval records of their own: an index
@@ -70,6 +77,8 @@ class Property : public TraceObserver {
   std::optional<Violation> violation_;
   std::vector<ViolationWindow> windows_;
   std::vector<bool> open_;  // parallel to windows_
+  std::vector<std::string> notes_;
+  std::size_t adopted_ = 0;  // adopt_notes: how many of the half's notes were taken
 };
 
 // "t=12.000000000s n2/heartbeat crash" for explanations.

@@ -79,6 +79,7 @@ std::optional<RunResult> run_scenario(const Scenario& scenario, const RunOptions
     result.property_specs.push_back(property->spec());
     result.violations.push_back(property->violation());
     result.windows.push_back(property->windows());
+    result.notes.push_back(property->notes());
   }
   const TraceHash& hash = world->trace().hash();
   result.trace_hash = hash.value();

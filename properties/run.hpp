@@ -43,12 +43,13 @@ struct RunResult {
   std::uint64_t trace_hash = 0;
   std::uint64_t trace_events = 0;
   std::vector<std::uint64_t> checkpoints;
-  std::vector<std::string> captured;                 // if capture_lines > 0
-  std::vector<std::string> property_specs;           // in scenario order
-  std::vector<std::optional<Violation>> violations;  // parallel to property_specs
-  std::vector<std::vector<ViolationWindow>> windows; // parallel to property_specs
-  std::vector<ResolvedRole> resolved_roles;          // in the order the faults fired
-  double wall_seconds = 0.0;                         // measured, never part of the trace
+  std::vector<std::string> captured;                  // if capture_lines > 0
+  std::vector<std::string> property_specs;            // in scenario order
+  std::vector<std::optional<Violation>> violations;   // parallel to property_specs
+  std::vector<std::vector<ViolationWindow>> windows;  // parallel to property_specs
+  std::vector<std::vector<std::string>> notes;        // parallel to property_specs
+  std::vector<ResolvedRole> resolved_roles;           // in the order the faults fired
+  double wall_seconds = 0.0;                          // measured, never part of the trace
 
   bool all_held() const;
   std::size_t violated_count() const;

@@ -5,6 +5,7 @@
 
 #include "models/apiserver/object_codec.hpp"
 #include "models/apiserver/trace_kinds.hpp"
+#include "models/etcd/value_hash.hpp"
 #include "sim/assert.hpp"
 #include "sim/fnv.hpp"
 
@@ -14,19 +15,11 @@ namespace {
 // Requests one apiserver keeps open at once (each holds one storage operation).
 constexpr std::size_t kMaxPending = 4096;
 
-// The history names a written value by its hash (trace_kinds.hpp kEtcdCall).
-std::string value_hash(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  const std::uint64_t h = fnv1a(kFnvOffset, bytes);
-  std::string out(16, '0');
-  for (int i = 0; i < 16; ++i) out[15 - i] = kHex[(h >> (4 * i)) & 0xf];
-  return out;
-}
+using etcd::value_hash;  // the history names a written value by its hash
 
 }  // namespace
 
-RaftStore::RaftStore(RaftStoreConfig config)
-    : config_(std::move(config)), client_(config_.client) {
+RaftStore::RaftStore(RaftStoreConfig config) : config_(std::move(config)), client_(config_.client) {
   HASIM_ASSERT(config_.cache_capacity > 0);
   HASIM_ASSERT(config_.keepalive_time.ns > 0 && config_.keepalive_timeout.ns > 0);
   HASIM_ASSERT(config_.readiness_period.ns > 0 && config_.readycheck_timeout.ns > 0);
@@ -62,7 +55,8 @@ void RaftStore::list(ProcessId, Kind kind, const std::string& namespace_, Done d
 void RaftStore::create(ProcessId, Object object, Done done) {
   Etcd3Effects fx;
   object.resourceVersion = 0;
-  const std::uint64_t id = client_.create(etcd_key(object.key), encode_object(object), now_ns(), fx);
+  const std::uint64_t id =
+      client_.create(etcd_key(object.key), encode_object(object), now_ns(), fx);
   begin(id, Pending{Purpose::request, std::move(done), std::move(object)});
   run(std::move(fx));
 }

@@ -49,6 +49,7 @@ void BackupRestore::restore_from_store(Env& env) {
     const RestoredBackend restored = restore_backend(full, deltas);
     e.trace(trace_kind::kRestore,
             {{"pod", config_.pod->pod},
+             {"member", static_cast<std::int64_t>(configured_member_id(e))},
              {"full", full.name},
              {"deltas", static_cast<std::int64_t>(deltas.size())},
              {"revision", restored.revision},

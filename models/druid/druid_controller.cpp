@@ -53,6 +53,12 @@ void DruidController::on_start(Env& env) {
 // components run in that order.
 void DruidController::reconcile(Env& env) {
   const EtcdResource& etcd = *config_.etcd;
+  if (etcd.suspendSpecReconcile) {
+    // reconcile_spec.go shouldReconcileSpec: the event SpecReconciliationSkipped, nothing
+    // synced; the status step runs on.
+    env.trace(trace_kind::kSpecReconcileSkipped, {{"generation", etcd.generation}});
+    return;
+  }
   std::vector<std::string> leases;
   for (int ordinal = 0; ordinal < etcd.replicas; ++ordinal) leases.push_back(member_name(ordinal));
   if (config_.backup.has_value()) {

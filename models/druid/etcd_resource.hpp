@@ -17,6 +17,9 @@ namespace hasim::druid {
 struct EtcdResource {
   std::int32_t replicas = 0;    // spec.replicas
   std::int64_t generation = 1;  // metadata.generation: each accepted spec change adds one
+  // The druid.gardener.cloud/suspend-etcd-spec-reconcile annotation (an operator's runbook):
+  // druid skips the spec reconcile and keeps computing the status.
+  bool suspendSpecReconcile = false;
   // len(initial-cluster) of druid's ConfigMap (configmap/etcdconfig.go prepareInitialCluster:
   // one entry per spec.replicas), which every pod mounts as etcd.conf.yaml: druid's reconcile
   // writes it before it syncs the StatefulSet; a sidecar reads it as the file

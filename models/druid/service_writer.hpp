@@ -1,12 +1,15 @@
 #pragma once
 // A client application writing to the Etcd through its client Service: one Put every
-// 1/rate s (keys "/registry/hasim/<n mod kKeys>", 100-byte values, as Kubernetes updates its
-// objects over and over), each to one ready member picked for the call (kube-proxy), under
-// clientv3's 5 s request deadline, without retries. It gives the backups their events; it
-// traces nothing itself.
+// 1/rate s (keys "/registry/hasim/<n mod kKeys>", 100-byte values, each distinct, as
+// Kubernetes updates its objects over and over), each to one ready member picked for the
+// call (kube-proxy), under clientv3's 5 s request deadline, without retries. It gives the
+// backups their events, and traces each call as kube-apiserver's etcd client does
+// (etcd-call, etcd-call-end: models/apiserver/trace_kinds.hpp), so no-lost-write reads its
+// history and the revisions acknowledged to it.
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "sim/env.hpp"
@@ -16,6 +19,7 @@ namespace hasim::druid {
 struct ServiceWriterConfig {
   std::int64_t rate = 1;  // Puts per second
   std::function<std::vector<ProcessId>()> serviceEndpoints;
+  std::string client;  // the writer's process, "cp-1/etcd-client", as its calls name it
 };
 
 class ServiceWriter final : public Process {
@@ -29,6 +33,8 @@ class ServiceWriter final : public Process {
 
  private:
   void put(Env& env);
+  void trace_end(Env& env, std::uint64_t id, std::string_view outcome, std::int64_t revision,
+                 std::string_view error);
   ServiceWriterConfig config_;
   TagSpace tags_;
   std::uint64_t next_ = 1;

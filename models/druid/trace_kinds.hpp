@@ -23,8 +23,9 @@ inline constexpr std::string_view kLeading = "druid-br-leading";
 // fatal error at its creation (the store could not be listed).
 inline constexpr std::string_view kSnapshot = "druid-br-snapshot";
 inline constexpr std::string_view kSnapshotter = "druid-br-snapshotter";
-// Initialize restored the data directory from the store: the full snapshot, how many deltas,
-// the revision reached, and the outcome (restored, or the restorer's error).
+// Initialize restored the data directory from the store: the member the new one-member
+// cluster has, the full snapshot, how many deltas, the revision reached, and the outcome
+// (restored, or the restorer's error).
 inline constexpr std::string_view kRestore = "druid-br-restore";
 // etcd-druid: the status step wrote a member's status or a condition that changed.
 inline constexpr std::string_view kMemberStatus = "druid-member-status";
@@ -33,10 +34,16 @@ inline constexpr std::string_view kCondition = "druid-condition";
 // its CEL rule on spec.replicas refused (api/core/v1alpha1/etcd.go), which changes nothing.
 inline constexpr std::string_view kSpecUpdate = "druid-spec-update";
 inline constexpr std::string_view kSpecRefused = "druid-spec-refused";
+// An operator's runbook (quorum_loss_runbook.hpp) finished a step, or gave up at one.
+inline constexpr std::string_view kRunbook = "druid-runbook";
+// etcd-druid skipped a spec reconcile: the Etcd has the suspend-etcd-spec-reconcile
+// annotation (reconcile_spec.go shouldReconcileSpec, event SpecReconciliationSkipped).
+inline constexpr std::string_view kSpecReconcileSkipped = "druid-spec-reconcile-skipped";
 
-inline constexpr std::array kAll{kEtcdStart,   kEtcdReadyz, kEtcdConfigFailed, kInitDecision,
-                                 kInitDone,    kMemberCall, kLeading,          kSnapshot,
-                                 kSnapshotter, kRestore,    kMemberStatus,     kCondition,
-                                 kSpecUpdate,  kSpecRefused};
+inline constexpr std::array kAll{
+    kEtcdStart,   kEtcdReadyz,  kEtcdConfigFailed, kInitDecision,
+    kInitDone,    kMemberCall,  kLeading,          kSnapshot,
+    kSnapshotter, kRestore,     kMemberStatus,     kCondition,
+    kSpecUpdate,  kSpecRefused, kRunbook,          kSpecReconcileSkipped};
 
 }  // namespace hasim::druid::trace_kind

@@ -125,6 +125,14 @@ void EtcdMember::recover(Env& env) {
   load(replayed, storage_);
   hardState_ = replayed.state;
   clusterId_ = replayed.cluster;
+  const bool fresh = replayed.entries.empty() && replayed.snapshot.metadata.index == 0 &&
+                     raft::is_empty_hard_state(replayed.state);
+  if (standby() && fresh && config_.directory->cluster() != 0) {
+    // bootstrapExistingClusterNoWAL: the remote cluster's ID, written into the new WAL's
+    // metadata (wal.Create) ahead of the first entries.
+    clusterId_ = config_.directory->cluster();
+    encoder_.encode(metadata_record(clusterId_));
+  }
   install(replayed.snapshot);
   firstSegment_ = replayed.firstSegment;
   segmentStarts_ = replayed.segmentStarts;
@@ -132,15 +140,14 @@ void EtcdMember::recover(Env& env) {
   // Segment 0 has no marker: it starts after the bootstrap snapshot.
   if (segmentStarts_.front() == 0) segmentStarts_.front() = replayed.snapshot.metadata.index + 1;
   const raft::SnapshotMetadata& m = replayed.snapshot.metadata;
-  env.trace(trace_kind::kRecovered,
-            {{"member", i64(id_)},
-             {"snap-index", i64(m.index)},
-             {"snap-term", i64(m.term)},
-             {"first", i64(m.index + 1)},
-             {"ents", encode_trace_entries(replayed.entries)},
-             {"term", i64(replayed.state.term)},
-             {"vote", i64(replayed.state.vote)},
-             {"commit", i64(replayed.state.commit)}});
+  env.trace(trace_kind::kRecovered, {{"member", i64(id_)},
+                                     {"snap-index", i64(m.index)},
+                                     {"snap-term", i64(m.term)},
+                                     {"first", i64(m.index + 1)},
+                                     {"ents", encode_trace_entries(replayed.entries)},
+                                     {"term", i64(replayed.state.term)},
+                                     {"vote", i64(replayed.state.vote)},
+                                     {"commit", i64(replayed.state.commit)}});
 }
 
 raft::Config EtcdMember::raft_config(Env& env) {
@@ -277,8 +284,10 @@ void EtcdMember::start_ready(Env& env) {
   if (leader_ || config_.unsafeAckBeforeFsync) send(env, rd.messages);
   if (config_.paper() && !leader_) send_vote_requests(env, rd.messages);
   write_ready(env, rd);
-  if (pending_ready_ == 0 || config_.unsafeAckBeforeFsync) finish_ready(env);
-  else phase_ = Phase::writing;
+  if (pending_ready_ == 0 || config_.unsafeAckBeforeFsync)
+    finish_ready(env);
+  else
+    phase_ = Phase::writing;
 }
 
 void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
@@ -472,17 +481,15 @@ void EtcdMember::trace_persist(Env& env, const raft::Ready& rd) {
 }
 
 void EtcdMember::trace_state(Env& env, const raft::SoftState& soft) {
-  env.trace(trace_kind::kState,
-            {{"member", i64(id_)},
-             {"term", i64(node_->basic_status().hardState.term)},
-             {"state", std::string(raft::name(soft.raftState))},
-             {"lead", i64(soft.lead)}});
+  env.trace(trace_kind::kState, {{"member", i64(id_)},
+                                 {"term", i64(node_->basic_status().hardState.term)},
+                                 {"state", std::string(raft::name(soft.raftState))},
+                                 {"lead", i64(soft.lead)}});
 }
 
 // --- disk ------------------------------------------------------------------------------------
 
-void EtcdMember::append(Env& env, std::string_view file, std::string record,
-                        std::uint64_t what) {
+void EtcdMember::append(Env& env, std::string_view file, std::string record, std::uint64_t what) {
   ++(what == kReadyIo ? pending_ready_ : pending_snapshot_);
   env.append(kVolume, file, std::move(record), io_.tag(what));
 }
@@ -515,8 +522,10 @@ void EtcdMember::handle_io(Env& env, const IoCompletion& io) {
   HASIM_ASSERT(pending > 0);
   if (--pending != 0) return;
   if (what == kReadyIo && phase_ == Phase::writing) finish_ready(env);
-  if (what == kSnapshotIo && phase_ == Phase::snapshot_file) cut_segment(env);
-  else if (what == kSnapshotIo && phase_ == Phase::snapshot_cut) finish_snapshot(env);
+  if (what == kSnapshotIo && phase_ == Phase::snapshot_file)
+    cut_segment(env);
+  else if (what == kSnapshotIo && phase_ == Phase::snapshot_cut)
+    finish_snapshot(env);
   pump(env);
 }
 

@@ -73,6 +73,7 @@ void EtcdMember::publish() {
   published_ = true;
   MemberDirectory& directory = api_->directory();
   directory.mark_started(id_);
+  directory.set_cluster(clusterId_);
   const std::string name = published_name();
   if (!name.empty()) directory.set_name(id_, name);
 }

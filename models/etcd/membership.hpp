@@ -142,6 +142,12 @@ class MemberDirectory {
   // numbered in order (raft IDs index the members' peer vectors), and never reusing an ID
   // keeps etcd's "membership: ID removed" meaning the same.
   raft::PeerId next_member_id() const { return maxId_ + 1; }
+  // The cluster ID of the member that published last (0: a cluster never restored). etcd's
+  // GetClusterFromRemotePeers (etcdserver/bootstrap.go): a member joining an existing
+  // cluster without a WAL asks the peers of its initial-cluster for the cluster and takes
+  // its ID. hasim's shortcut: the peers that answer are the members started last.
+  void set_cluster(std::uint64_t cluster) { cluster_ = cluster; }
+  std::uint64_t cluster() const { return cluster_; }
 
  private:
   std::set<raft::PeerId> started_;
@@ -149,6 +155,7 @@ class MemberDirectory {
   std::map<raft::PeerId, ProcessId> addresses_;
   std::map<raft::PeerId, std::string> names_;
   raft::PeerId maxId_ = 0;
+  std::uint64_t cluster_ = 0;
 };
 
 // etcd's thresholds (server.go, membership/cluster_opts.go, rafthttp/peer.go).

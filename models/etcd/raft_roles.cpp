@@ -21,7 +21,7 @@ void RaftRoles::observe(const TraceEvent& event) {
     }
     return;
   }
-  if (event.proc != "etcd") return;
+  if (!is_member_process(event.proc)) return;
   const std::string name = std::string(event.node) + "/" + std::string(event.proc);
   if (kind == trace_kind::kRecovered) {
     members_[name] = Member{true, false, event.int_field("term")};

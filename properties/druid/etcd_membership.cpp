@@ -11,7 +11,7 @@ namespace hasim::druid_props {
 
 bool EtcdMembership::wants(std::string_view kind) {
   return kind == workloads::trace_kind::kSetScaled || kind == druid::trace_kind::kEtcdStart ||
-         kind == etcd::trace_kind::kConfChange;
+         kind == etcd::trace_kind::kConfChange || kind == druid::trace_kind::kRestore;
 }
 
 bool EtcdMembership::on_event(const TraceEvent& event) {
@@ -29,12 +29,31 @@ bool EtcdMembership::on_event(const TraceEvent& event) {
     }
     return true;
   }
+  if (event.kind == druid::trace_kind::kRestore) {
+    if (event.string_field("outcome") != "restored") return false;
+    return restore(static_cast<std::uint64_t>(event.int_field("member")));
+  }
   if (event.kind == etcd::trace_kind::kConfChange) {
     const std::int64_t node = event.int_field("node", -1);
     if (node <= 0) return false;
     return apply_conf_change(event.string_field("type"), static_cast<std::uint64_t>(node));
   }
   return false;
+}
+
+// The restored data directory holds a new one-member cluster (etcdutl snapshot restore):
+// the old cluster's other members are gone from it for good, so their IDs count as removed
+// and any late copy of an old change is ignored.
+bool EtcdMembership::restore(std::uint64_t member) {
+  HASIM_ASSERT(member != 0);
+  for (const std::uint64_t id : members()) {
+    if (id != member) removed_.insert(id);
+  }
+  removed_.erase(member);
+  voters_ = {member};
+  learners_.clear();
+  bootstrapped_ = true;
+  return true;
 }
 
 bool EtcdMembership::apply_conf_change(std::string_view type, std::uint64_t node) {
@@ -77,10 +96,17 @@ std::string field_text(const TraceEvent& event, std::string_view key) {
   return std::get<bool>(*value) ? "true" : "false";
 }
 
-std::string_view etcd_pod_of(std::string_view process) {
-  constexpr std::string_view kSuffix = ".etcd";
-  if (process.size() <= kSuffix.size() || !process.ends_with(kSuffix)) return {};
-  return process.substr(0, process.size() - kSuffix.size());
+namespace {
+std::string_view pod_of(std::string_view process, std::string_view suffix) {
+  if (process.size() <= suffix.size() || !process.ends_with(suffix)) return {};
+  return process.substr(0, process.size() - suffix.size());
+}
+}  // namespace
+
+std::string_view etcd_pod_of(std::string_view process) { return pod_of(process, ".etcd"); }
+
+std::string_view sidecar_pod_of(std::string_view process) {
+  return pod_of(process, ".backup-restore");
 }
 
 }  // namespace hasim::druid_props

@@ -14,8 +14,8 @@
 // laggards' late. Applying them is made idempotent and order-safe by one fact etcd keeps: a
 // removed ID never comes back (cluster.go IsIDRemoved refuses it), so a change to a removed
 // ID, or a learner add for an existing voter, is a late copy and changes nothing.
-// Not followed: a restore from a snapshot (etcd-snapshot-restore starts another cluster),
-// which no druid scenario does yet.
+// - a restore from the backup store (druid-br-restore "restored"): the member's data
+//   directory now holds a new one-member cluster; every other ID of the old one is gone.
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -42,6 +42,7 @@ class EtcdMembership {
 
  private:
   bool apply_conf_change(std::string_view type, std::uint64_t node);
+  bool restore(std::uint64_t member);
 
   std::optional<std::int64_t> first_replicas_;
   bool bootstrapped_ = false;
@@ -56,5 +57,7 @@ std::string field_text(const TraceEvent& event, std::string_view key);
 // "etcd-main-1" from "etcd-main-1.etcd" (etcd-wrapper's process, named after its pod,
 // scenarios/druid/build.cpp); "" for any other process.
 std::string_view etcd_pod_of(std::string_view process);
+// "etcd-main-1" from "etcd-main-1.backup-restore" (the sidecar's process); "" otherwise.
+std::string_view sidecar_pod_of(std::string_view process);
 
 }  // namespace hasim::druid_props

@@ -28,8 +28,7 @@ NoSuperfluousMembers::NoSuperfluousMembers(std::string spec, Duration settle)
 
 bool NoSuperfluousMembers::is_change(std::string_view kind) {
   return kind == wk::kPodCreate || kind == wk::kPodDelete || kind == wk::kPodGone ||
-         kind == wk::kPodScheduled || kind == wk::kSetScaled ||
-         kind == etcd::trace_kind::kConfChange || kind == druid::trace_kind::kEtcdStart;
+         kind == wk::kPodScheduled || druid_props::EtcdMembership::wants(kind);
 }
 
 bool NoSuperfluousMembers::wants(std::string_view kind) const { return is_change(kind); }

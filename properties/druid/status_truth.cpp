@@ -35,8 +35,8 @@ StatusTruth::StatusTruth(std::string spec, Duration bound)
 bool StatusTruth::wants(std::string_view kind) const {
   return druid_props::EtcdMembership::wants(kind) || kind == dk::kMemberStatus ||
          kind == dk::kCondition || kind == dk::kSnapshot || kind == dk::kSnapshotter ||
-         stops_etcd(kind) || kind == trace_kind::kNodeDown || kind == trace_kind::kPause ||
-         kind == trace_kind::kResume;
+         kind == dk::kLeading || stops_etcd(kind) || kind == trace_kind::kNodeDown ||
+         kind == trace_kind::kPause || kind == trace_kind::kResume;
 }
 
 void StatusTruth::on_event(const TraceEvent& event) {
@@ -111,6 +111,7 @@ void StatusTruth::open_breach(const Breach& breach) {
 
 // Updates pods and reports from one event; false if it changed nothing this property follows.
 bool StatusTruth::apply(const TraceEvent& event) {
+  const bool backups_stopped = stop_backups(event);
   const bool membership_changed = membership_.on_event(event);
   if (event.kind == dk::kEtcdStart) {
     Pod& pod = pods_[std::string(event.string_field("pod"))];
@@ -140,8 +141,28 @@ bool StatusTruth::apply(const TraceEvent& event) {
              event.kind == trace_kind::kResume) {
     stop_process(event);
   } else {
-    return membership_changed;
+    return membership_changed || backups_stopped;
   }
+  return true;
+}
+
+// Backups stop working when the snapshotter that saved the last snapshot stops: its sidecar
+// stops leading (snapshotter.go runs under the leading context), or stops itself (crash,
+// exit, its node down).
+bool StatusTruth::stop_backups(const TraceEvent& event) {
+  if (!backup_.truth || backupPod_.empty()) return false;
+  bool stopped = false;
+  if (event.kind == dk::kLeading) {
+    stopped = event.string_field("pod") == backupPod_ && event.string_field("state") != "Leader";
+  } else if (event.kind == trace_kind::kNodeDown) {
+    stopped = event.node == backupNode_;
+  } else if (stops_etcd(event.kind)) {
+    stopped = druid_props::sidecar_pod_of(event.proc) == backupPod_;
+  }
+  if (!stopped) return false;
+  backup_.truth = false;
+  backup_.truth_since = event.t;
+  backup_.truth_cause = describe_event(event);
   return true;
 }
 
@@ -160,12 +181,17 @@ bool StatusTruth::apply_backup(const TraceEvent& event) {
   }
   const std::string_view what =
       event.string_field(event.kind == dk::kSnapshot ? "outcome" : "event");
-  if (what == "run") {
-    deltaPeriod_ = Duration{event.int_field("delta_period_ns")};
+  // Run starts only after the start-up snapshot (a full one, or the deltas since the last,
+  // possibly none) went to the store: backups work from there too.
+  if (what == "run") deltaPeriod_ = Duration{event.int_field("delta_period_ns")};
+  const bool works = what == "saved" || what == "run";
+  if (event.kind == dk::kSnapshotter && !works && what != "failed" && what != "fatal") {
     return false;
   }
-  const bool works = what == "saved";
-  if (event.kind == dk::kSnapshotter && what != "failed" && what != "fatal") return false;
+  if (works) {
+    backupPod_ = std::string(event.string_field("pod"));
+    backupNode_ = std::string(event.node);
+  }
   if (works == backup_.truth) return false;
   backup_.truth = works;
   backup_.truth_since = event.t;
@@ -186,19 +212,28 @@ void StatusTruth::stop_process(const TraceEvent& event) {
   }
 }
 
+bool StatusTruth::serving(const Pod& pod) const {
+  return pod.running && !pod.paused && pod.id != 0 && !membership_.removed(pod.id);
+}
+
+// A member is Ready in truth while it serves and the cluster is quorate: without a quorum its
+// /readyz fails (the pod's containers turn not ready) and the sidecar's heartbeat, which asks
+// its etcd first, stops renewing the Lease.
 void StatusTruth::refresh_truth(const TraceEvent& event) {
   std::size_t serving_voters = 0;
-  for (auto& [name, pod] : pods_) {
-    const bool serving = pod.running && !pod.paused && pod.id != 0 && !membership_.removed(pod.id);
-    if (serving && membership_.is_voter(pod.id)) ++serving_voters;
-    if (serving == pod.claim.truth) continue;
-    pod.claim.truth = serving;
-    pod.claim.truth_since = event.t;
-    pod.claim.truth_cause = describe_event(event);
+  for (const auto& [name, pod] : pods_) {
+    if (serving(pod) && membership_.is_voter(pod.id)) ++serving_voters;
   }
   const std::size_t voters = membership_.voters().size();
   HASIM_ASSERT(serving_voters <= voters);
   const bool quorate = voters > 0 && 2 * serving_voters > voters;
+  for (auto& [name, pod] : pods_) {
+    const bool ready = serving(pod) && quorate;
+    if (ready == pod.claim.truth) continue;
+    pod.claim.truth = ready;
+    pod.claim.truth_since = event.t;
+    pod.claim.truth_cause = describe_event(event);
+  }
   if (quorate == quorum_.truth) return;
   quorum_.truth = quorate;
   quorum_.truth_since = event.t;
@@ -206,13 +241,13 @@ void StatusTruth::refresh_truth(const TraceEvent& event) {
 }
 
 std::string StatusTruth::quorum_text() const {
-  std::size_t serving = 0;
+  std::size_t voters_serving = 0;
   for (const std::uint64_t id : membership_.voters()) {
     for (const auto& [name, pod] : pods_) {
-      if (pod.id == id && pod.claim.truth) ++serving;
+      if (pod.id == id && serving(pod)) ++voters_serving;
     }
   }
-  return std::to_string(serving) + " of " + std::to_string(membership_.voters().size()) +
+  return std::to_string(voters_serving) + " of " + std::to_string(membership_.voters().size()) +
          " voters serving";
 }
 
@@ -239,11 +274,11 @@ std::string StatusTruth::describe(const std::string& name, const Claim& claim,
   const Pod& pod = pods_.at(name);
   const std::string member =
       pod.id == 0 ? "its etcd" : "its etcd (member " + std::to_string(pod.id) + ")";
-  return claim.reported
-             ? "druid reported " + name + " Ready at " + at(start) + " but " + member +
-                   " has not served since " + since + allows
-             : "druid did not report " + name + " Ready by " + at(start) + " (" + status +
-                   ") although " + member + " has served since " + since + allows;
+  return claim.reported ? "druid reported " + name + " Ready at " + at(start) + " but " + member +
+                              " has not served in a quorate cluster since " + since + allows
+                        : "druid did not report " + name + " Ready by " + at(start) + " (" +
+                              status + ") although " + member +
+                              " has served in a quorate cluster since " + since + allows;
 }
 
 std::string StatusTruth::describe_backup(const Claim& claim, TrueTime start) const {

@@ -23,19 +23,22 @@
 //     (1m25s + BOUND) is not reported Ready: its last renewal is at most a heartbeat after it
 //     stopped (a Status answered just before), the Lease turns stale 1m later and druid's next
 //     sync sees it within 15s;
-// (b) a member serving continuously for longer than heartbeat + sync + BOUND (25s + BOUND) is
-//     reported Ready (not missing, not Unknown or NotReady): the sidecar renews within a
-//     heartbeat, druid's next sync reads it;
+// (b) a member serving continuously, in a quorate cluster, for longer than heartbeat + sync +
+//     BOUND (25s + BOUND) is reported Ready (not missing, not Unknown or NotReady): the sidecar
+//     renews within a heartbeat, druid's next sync reads it (without a quorum its etcd's
+//     /readyz fails and the heartbeat stops, so (a) applies to it instead);
 // (c) the Ready condition is not True while the cluster has not been quorate for longer than
 //     (a)'s allowance, and (d) it is True once the cluster has been quorate for longer than
 //     (b)'s: the condition follows the member statuses of the same sync (Ready over quorum of
 //     status members, Unknown ones counted).
 // With a backup store, BackupReady too (check_backup_ready.go; reference part C4): backups
-// *work* from a snapshot the leading sidecar saved (druid-br-snapshot "saved") until an
-// upload fails or the snapshotter fails (druid-br-snapshotter "failed" or "fatal"). The
-// sidecar renews the delta-snapshot Lease after each delta period's snapshot and druid turns
-// BackupReady Unknown once that Lease is older than 2 delta periods, so
-// (e) BackupReady is not True once backups have not worked for 2 x deltaSnapshotPeriod +
+// *work* from a snapshot the leading sidecar saved (druid-br-snapshot "saved"), or from the
+// start of its snapshotter's Run (druid-br-snapshotter "run", after the start-up snapshot), until
+// an upload fails, the snapshotter fails (druid-br-snapshotter "failed" or "fatal") or stops (its
+// sidecar stops leading, crashes, exits or loses its node). The sidecar renews the delta-snapshot
+// Lease after each delta period's snapshot and druid turns BackupReady Unknown once that Lease is
+// older than 2 delta periods, so (e) BackupReady is not True once backups have not worked for 2 x
+// deltaSnapshotPeriod +
 //     sync + BOUND, and (f) it is True once they have worked for deltaSnapshotPeriod + sync +
 //     BOUND (the first delta follows the first full snapshot a period later). The period is
 //     the one the snapshotter runs with (druid-br-snapshotter "run").
@@ -110,11 +113,13 @@ class StatusTruth final : public Property {
   std::optional<TrueTime> breach_start(const Claim& claim) const;
   Duration allowance(const Claim& claim) const;
   bool apply_backup(const TraceEvent& event);
+  bool stop_backups(const TraceEvent& event);
   std::string describe_backup(const Claim& claim, TrueTime start) const;
   void open_breach(const Breach& breach);
   bool apply(const TraceEvent& event);
   void stop_process(const TraceEvent& event);
   void refresh_truth(const TraceEvent& event);
+  bool serving(const Pod& pod) const;
   std::string describe(const std::string& name, const Claim& claim, TrueTime start) const;
   std::string quorum_text() const;
 
@@ -124,6 +129,8 @@ class StatusTruth final : public Property {
   Claim quorum_;
   Claim backup_;  // BackupReady: silent until druid reports it (the constructor)
   Duration deltaPeriod_{};
+  std::string backupPod_;   // the pod whose sidecar saved the last snapshot
+  std::string backupNode_;  // and its node then
 };
 
 }  // namespace hasim

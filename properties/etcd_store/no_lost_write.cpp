@@ -80,7 +80,23 @@ std::string describe_outcome(const lin::Operation& op) {
 }
 
 EtcdNoLostWrite::EtcdNoLostWrite(std::string spec, lin::Limits limits)
-    : Property(std::move(spec)), feed_(limits) {}
+    : Property(std::move(spec)), limits_(limits), feed_(limits) {}
+
+void EtcdNoLostWrite::new_history(TrueTime now) {
+  feed_.finish();
+  judge(now);
+  feed_ = lin::LiveFeed(limits_);
+  infos_.clear();
+  last_write_.clear();
+  firstId_ = nextId_;
+  acked_ = 0;
+  ackedOrigin_ = CallOrigin{};
+  HASIM_ASSERT(feed_.held() == 0);
+}
+
+std::string EtcdNoLostWrite::acknowledged_by() const {
+  return acked_ == 0 ? std::string("no client") : describe_origin(ackedOrigin_);
+}
 
 void EtcdNoLostWrite::on_event(const TraceEvent& event) {
   if (!EtcdCalls::reads(event.kind)) return;
@@ -100,13 +116,20 @@ void EtcdNoLostWrite::finish(TrueTime end) {
 
 void EtcdNoLostWrite::invoked(const lin::Operation& op, const CallOrigin& origin) {
   ++calls_seen_;
+  HASIM_ASSERT(op.id >= nextId_);
+  nextId_ = op.id + 1;
   feed_.begin(op);
   infos_[op.id] = Info{op, origin, false, ""};
 }
 
 // etcd's error text is in the trace; the history records outcomes only.
-void EtcdNoLostWrite::ended(const lin::Operation& op, const CallOrigin&, std::string_view,
+void EtcdNoLostWrite::ended(const lin::Operation& op, const CallOrigin& origin, std::string_view,
                             std::string_view why) {
+  if (op.id < firstId_) return;  // a call to the store a restore replaced
+  if (wrote(op) && op.output.revision > acked_) {
+    acked_ = op.output.revision;
+    ackedOrigin_ = origin;
+  }
   const auto it = infos_.find(op.id);
   HASIM_ASSERT(it != infos_.end());
   it->second.op = op;

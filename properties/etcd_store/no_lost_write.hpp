@@ -22,18 +22,26 @@
 #include <map>
 #include <string>
 
+#include "properties/acknowledged_writes.hpp"
 #include "properties/etcd_store/etcd_calls.hpp"
 #include "properties/linearizability/live_feed.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {
 
-class EtcdNoLostWrite final : public Property, private EtcdCallSink {
+class EtcdNoLostWrite final : public Property, private EtcdCallSink, public AcknowledgedWrites {
  public:
   explicit EtcdNoLostWrite(std::string spec, linearizability::Limits limits = {});
   bool wants(std::string_view kind) const override { return EtcdCalls::reads(kind); }
   void on_event(const TraceEvent& event) override;
   void finish(TrueTime end) override;
+  // A restore started a new cluster at `now`: the calls before it went to another store. The
+  // old history is judged to its end (calls still open: unknown) and the check starts over;
+  // calls of the old history that end later are left out.
+  void new_history(TrueTime now);
+  // The highest revision an ok write returned since the last new_history, and its call.
+  std::int64_t acknowledged_revision() const override { return acked_; }
+  std::string acknowledged_by() const override;
 
   // Calls seen, and what is held now: operations the feed has not fed in full, and their
   // descriptions kept for a verdict (tests check both stay bounded by the calls open).
@@ -57,8 +65,13 @@ class EtcdNoLostWrite final : public Property, private EtcdCallSink {
   void report_gave_up(const linearizability::Verdict& verdict);
   void prune(TrueTime now);
 
+  linearizability::Limits limits_;
   EtcdCalls calls_;
   linearizability::LiveFeed feed_;
+  linearizability::OperationId firstId_ = 0;  // the current history's first operation
+  linearizability::OperationId nextId_ = 0;   // one past the last operation invoked
+  std::int64_t acked_ = 0;
+  CallOrigin ackedOrigin_;
   std::map<linearizability::OperationId, Info> infos_;  // not yet fed in full
   std::map<std::string, Info> last_write_;              // per key: the last acknowledged write
   std::uint64_t calls_seen_ = 0;

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "models/apiserver/trace_kinds.hpp"
+#include "models/druid/trace_kinds.hpp"
 #include "models/etcd/trace_kinds.hpp"
+#include "scenarios/workloads/trace_kinds.hpp"
 #include "sim/assert.hpp"
 #include "sim/trace_kinds.hpp"
 
@@ -13,11 +15,17 @@ namespace lin = linearizability;
 
 namespace {
 
-constexpr std::string_view kMemberProc = "etcd";
 constexpr std::string_view kApiserverProc = "kube-apiserver";
 
 std::string process_name(const TraceEvent& event) {
   return std::string(event.node) + "/" + std::string(event.proc);
+}
+
+// A member's name for the books: "node/etcd" for a member bound to its node, the process
+// alone for etcd-druid's "<pod>.etcd", whose pod (and data) moves between nodes.
+std::string member_key(std::string_view node, std::string_view proc) {
+  if (proc == "etcd") return std::string(node) + "/" + std::string(proc);
+  return std::string(proc);
 }
 
 bool on_node(std::string_view process, std::string_view node) {
@@ -59,8 +67,9 @@ bool QuorumRecovery::busy_kind(std::string_view kind) {
 bool QuorumRecovery::wants(std::string_view kind) const {
   return FaultsInForce::wants(kind) || etcd::RaftRoles::reads(kind) || EtcdCalls::reads(kind) ||
          member_kind(kind) || kind == trace_kind::kDiskLoss || kind == trace_kind::kStart ||
-         kind == etcd::trace_kind::kSnapshotRestore ||
-         kind == api::trace_kind::kWrite;
+         kind == etcd::trace_kind::kSnapshotRestore || kind == api::trace_kind::kWrite ||
+         kind == trace_kind::kPodDelete || kind == workloads::trace_kind::kClaimDeleted ||
+         kind == druid::trace_kind::kRestore;
 }
 
 void QuorumRecovery::on_event(const TraceEvent& event) {
@@ -70,11 +79,16 @@ void QuorumRecovery::on_event(const TraceEvent& event) {
   if (event.kind == trace_kind::kDiskLoss && event.find("disk") == nullptr) {
     // A node that lost every disk lost its member's data directory, running or not.
     for (auto& [name, member] : members_) {
-      if (on_node(name, event.node)) lose_data(name, "the disk loss of " + std::string(event.node));
+      if (on_node(member.process, event.node)) {
+        lose_data(name, "the disk loss of " + std::string(event.node));
+      }
     }
   }
+  observe_volume(event);
   if (event.kind == etcd::trace_kind::kSnapshotRestore) observe_restore(event);
-  if (event.proc == kMemberProc) observe_member(event, process_name(event));
+  if (event.kind == druid::trace_kind::kRestore) observe_druid_restore(event);
+  if (etcd::is_member_process(event.proc))
+    observe_member(event, member_key(event.node, event.proc));
   observe_apiserver(event);
   // While nothing is owed or it has been met, only a fault, a role or a member's or
   // apiserver's life can change that; the busiest kinds (calls, persists, applies, writes)
@@ -92,11 +106,13 @@ void QuorumRecovery::observe_member(const TraceEvent& event, const std::string& 
   }
   if (!member_kind(kind)) return;
   const auto found = members_.find(name);
+  if (found != members_.end()) found->second.process = process_name(event);
   if (kind == e::kRecovered && found == members_.end()) {
     // The first start: the initial members recover the bootstrap snapshot (index 1).
     Member m;
     m.voter = event.int_field("snap-index") >= 1;
     m.has_data = m.voter;
+    m.process = process_name(event);
     members_.emplace(name, m);
   }
   Member& m = members_[name];
@@ -122,29 +138,45 @@ void QuorumRecovery::observe_member(const TraceEvent& event, const std::string& 
 
 void QuorumRecovery::observe_restore(const TraceEvent& event) {
   if (event.string_field("result") != "ok") return;
-  const std::string name = std::string(event.node) + "/" + std::string(kMemberProc);
   const std::int64_t cluster = event.int_field("cluster");
-  const std::int64_t revision = event.int_field("revision");
-  const std::int64_t index = event.int_field("index");
+  const bool new_cluster = cluster_ != cluster;
+  cluster_ = cluster;
+  restored(event.t, member_key(event.node, "etcd"), event.int_field("revision"),
+           event.int_field("index"),
+           "snapshot \"" + std::string(event.string_field("snapshot")) + "\"", new_cluster, true);
+}
+
+// etcd-backup-restore's restore (druid-br-restore): the member's data directory holds a new
+// one-member cluster, its log the restore's one ConfChangeAddNode (index 1).
+void QuorumRecovery::observe_druid_restore(const TraceEvent& event) {
+  if (event.string_field("outcome") != "restored") return;
+  const std::string pod(event.string_field("pod"));
+  restored(event.t, member_key("", pod + ".etcd"), event.int_field("revision"), 1,
+           "the backup store (" + std::string(event.string_field("full")) + " and " +
+               std::to_string(event.int_field("deltas")) + " delta(s))",
+           true, false);
+}
+
+void QuorumRecovery::restored(TrueTime at, const std::string& name, std::int64_t revision,
+                              std::int64_t index, const std::string& from, bool new_cluster,
+                              bool judge_loss) {
   HASIM_ASSERT(index >= 1 && revision >= 1);
-  if (cluster_ != cluster) {
+  if (new_cluster) {
     // A new cluster: only the members restored into it vote; its log starts over.
-    cluster_ = cluster;
     for (auto& [member, m] : members_) m.voter = false;
     revisions_.clear();
     revisions_[index] = revision;
-    if (acked_revision_ > revision) {
+    if (judge_loss && acked_revision_ > revision) {
       const std::string detail =
-          "the etcd cluster was restored from snapshot \"" +
-          std::string(event.string_field("snapshot")) + "\" at revision " +
+          "the etcd cluster was restored from " + from + " at revision " +
           std::to_string(revision) + ": " + std::to_string(acked_revision_ - revision) +
           " acknowledged revision(s) lost (revision " + std::to_string(acked_revision_) +
           " was acknowledged to " + acked_by_ + ")";
-      close_window(open_window(event.t, detail), event.t);
-      violate(event.t, detail, {});
+      close_window(open_window(at, detail), at);
+      violate(at, detail, {});
     }
     acked_revision_ = revision;
-    acked_by_ = "the restore of snapshot \"" + std::string(event.string_field("snapshot")) + "\"";
+    acked_by_ = "the restore of " + from;
   }
   Member& m = members_[name];
   m.voter = true;
@@ -152,8 +184,25 @@ void QuorumRecovery::observe_restore(const TraceEvent& event) {
   m.lost.clear();
   m.persisted = index;
   if (data_gone_ && members_with_data() >= voters() / 2 + 1) {
-    close_window(*data_gone_, event.t);
+    check_data_gone(at);
+    close_window(*data_gone_, at);
     data_gone_.reset();
+    gone_.reset();
+  }
+}
+
+// A pod's data volume gone with it (an emptyDir: the kernel's pod-delete wiped it) or
+// deleted (kubectl delete pvc).
+void QuorumRecovery::observe_volume(const TraceEvent& event) {
+  if (event.kind == trace_kind::kPodDelete && etcd::is_member_process(event.proc) &&
+      event.int_field("volumes_wiped") > 0) {
+    lose_data(member_key(event.node, event.proc),
+              "its pod's deletion at t=" + format_seconds(event.t.ns) + "s took its emptyDir");
+  } else if (event.kind == workloads::trace_kind::kClaimDeleted) {
+    const std::string name = std::string(event.string_field("pod")) + ".etcd";
+    if (members_.contains(name)) {
+      lose_data(name, "its PVC was deleted at t=" + format_seconds(event.t.ns) + "s");
+    }
   }
 }
 
@@ -163,7 +212,7 @@ void QuorumRecovery::observe_apiserver(const TraceEvent& event) {
     if (event.kind == trace_kind::kStart) apiservers_[name] = true;
     if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit)
       apiservers_[name] = false;
-    if (event.kind == api::trace_kind::kWrite && phase_ == Phase::waiting) {
+    if (event.kind == api::trace_kind::kWrite && phase_ == Phase::waiting && etcd_apiserver(name)) {
       wrote_.insert(name);
       any_write_ = true;
     }
@@ -239,7 +288,7 @@ bool QuorumRecovery::owed() const {
   std::size_t running = 0;
   for (const auto& [name, m] : members_) {
     if (!m.voter || !m.has_data) continue;
-    const auto role = roles_.all().find(name);
+    const auto role = roles_.all().find(m.process);
     running += role != roles_.all().end() && role->second.up ? 1 : 0;
   }
   return running >= n / 2 + 1;
@@ -248,7 +297,7 @@ bool QuorumRecovery::owed() const {
 bool QuorumRecovery::met() const {
   if (!roles_.leader() || !any_write_) return false;
   for (const auto& [name, running] : apiservers_) {
-    if (running && !wrote_.contains(name)) return false;
+    if (running && etcd_apiserver(name) && !wrote_.contains(name)) return false;
   }
   return true;
 }
@@ -257,6 +306,7 @@ void QuorumRecovery::step(TrueTime now) {
   if (!data_gone_ && voters() > 0 && members_with_data() < voters() / 2 + 1) {
     report_data_loss(now);
   }
+  check_data_gone(now);
   const bool owe = !data_gone_ && owed();
   if (!owe) {
     if (overdue_) close_window(*overdue_, now);
@@ -283,7 +333,7 @@ void QuorumRecovery::check(TrueTime now) {
   if (phase_ != Phase::waiting || now - since_ <= bound_) return;
   std::vector<std::string> missing;
   for (const auto& [name, running] : apiservers_) {
-    if (running && !wrote_.contains(name)) missing.push_back(name);
+    if (running && etcd_apiserver(name) && !wrote_.contains(name)) missing.push_back(name);
   }
   std::string detail = "from t=" + format_seconds(since_.ns) + "s, when faults had healed and " +
                        std::to_string(members_with_data()) + " of " + std::to_string(voters()) +
@@ -292,7 +342,7 @@ void QuorumRecovery::check(TrueTime now) {
   detail += roles_.leader() ? ", a member led but" : ", no etcd member was raft leader and";
   if (missing.empty()) {
     detail += any_write_ ? " every running kube-apiserver was served by etcd"
-                         : " no write was accepted through any kube-apiserver";
+                         : " no write was accepted (no etcd client's, no kube-apiserver's)";
   } else {
     detail += " etcd served nothing through";
     for (std::size_t i = 0; i < missing.size(); ++i) detail += (i == 0 ? " " : ", ") + missing[i];
@@ -312,7 +362,8 @@ void QuorumRecovery::report_data_loss(TrueTime now) {
       std::to_string(voters()) +
       " etcd members lost their data directories, so the cluster cannot "
       "regain a quorum by itself; recovery needs an operator (restore a "
-      "snapshot into a new cluster, as etcd-druid does); ";
+      "snapshot into a new cluster: etcd's disaster-recovery guide, or etcd-druid's "
+      "quorum-loss runbook) unless automation restores one; ";
   if (acked_revision_ == 0) {
     detail += "no revision had been acknowledged to a client";
   } else {
@@ -323,12 +374,23 @@ void QuorumRecovery::report_data_loss(TrueTime now) {
               std::to_string(surviving);
   }
   data_gone_ = open_window(now, detail);
-  violate(now, std::move(detail), std::move(causes));
+  gone_ = Gone{now, std::move(detail), std::move(causes)};
+}
+
+// A quorum's data gone for longer than the bound, no restore meanwhile: no automation
+// recovered it, so an operator must.
+void QuorumRecovery::check_data_gone(TrueTime now) {
+  if (!data_gone_ || !gone_ || now - gone_->since <= bound_) return;
+  violate(gone_->since + bound_,
+          gone_->detail + "; no restore came within the bound " + format_duration(bound_),
+          gone_->causes);
+  gone_.reset();  // reported once per window
 }
 
 void QuorumRecovery::finish(TrueTime end) {
   calls_.finish(*this);
   check(end);
+  check_data_gone(end);
   close_open_windows(end);
 }
 

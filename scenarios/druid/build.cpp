@@ -68,17 +68,6 @@ workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec,
   return set;
 }
 
-api::ApiClientConfig in_cluster_client(const ControlPlaneSpec& cp, std::string user) {
-  api::ApiClientConfig config;
-  // In-cluster config: the "kubernetes" Service over every apiserver.
-  for (const std::string& node : cp.nodes) {
-    config.apiservers.push_back(node + "/" + std::string(kApiServerProcess));
-  }
-  config.load_balanced = config.apiservers.size() > 1;
-  config.user = std::move(user);
-  return config;
-}
-
 // getBackupStoreCommandArgs: the sidecar's flags for spec.backup.
 druid::SnapshotterSettings snapshotter_settings(const DruidSpec& spec, ProcessId store) {
   druid::SnapshotterSettings settings;
@@ -99,7 +88,7 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
   const auto node = world.find_node(druid_node(scenario));
   HASIM_ASSERT(node.has_value());
   druid::DruidControllerConfig config;
-  config.apiserver = in_cluster_client(*scenario.section<ControlPlaneSpec>(), "etcd-druid");
+  config.apiserver = druid_in_cluster_client(*scenario.section<ControlPlaneSpec>(), "etcd-druid");
   config.namespace_ = spec.namespace_;
   config.etcdName = spec.name;
   config.etcd = etcd;
@@ -124,6 +113,17 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
 }
 
 }  // namespace
+
+api::ApiClientConfig druid_in_cluster_client(const ControlPlaneSpec& cp, std::string user) {
+  api::ApiClientConfig config;
+  // In-cluster config: the "kubernetes" Service over every apiserver.
+  for (const std::string& node : cp.nodes) {
+    config.apiservers.push_back(node + "/" + std::string(kApiServerProcess));
+  }
+  config.load_balanced = config.apiservers.size() > 1;
+  config.user = std::move(user);
+  return config;
+}
 
 namespace {
 
@@ -204,17 +204,20 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     sidecar.clusterSize = [resource] { return resource->configMapClusterSize; };
     sidecar.serviceEndpoints = [pods] { return pods->ready_endpoints(0); };
     sidecar.directory = directory;
-    sidecar.apiserver = in_cluster_client(cp, o.pod->pod + "/backup-restore");
+    sidecar.apiserver = druid_in_cluster_client(cp, o.pod->pod + "/backup-restore");
     sidecar.leaseNamespace = spec.namespace_;
     if (store.has_value()) sidecar.backup = snapshotter_settings(spec, *store);
   }
   const ProcessId druid = add_druid_controller(world, scenario, runtime, resource);
   if (spec.writeRate > 0) {
-    druid::ServiceWriterConfig writer{spec.writeRate, [pods] { return pods->ready_endpoints(0); }};
+    druid::ServiceWriterConfig writer{spec.writeRate, [pods] { return pods->ready_endpoints(0); },
+                                      druid_node(scenario) + "/etcd-client"};
     world.add_process(*world.find_node(druid_node(scenario)), "etcd-client",
                       [writer] { return std::make_unique<druid::ServiceWriter>(writer); });
   }
-  built.set(DruidWiring{runtime, resource, druid, store});
+  DruidWiring wiring{runtime, resource, druid, store, std::nullopt};
+  wiring.runbook = add_druid_runbook(world, scenario, wiring);
+  built.set(std::move(wiring));
 }
 
 }  // namespace hasim

@@ -8,6 +8,11 @@
 
 namespace hasim {
 
+namespace api {
+struct ApiClientConfig;
+}
+struct ControlPlaneSpec;
+
 const ScenarioSystem& druid_scenario_system();
 void add_druid(World& world, const Scenario& scenario, BuildState& built);
 // The node etcd-druid runs on: "druidNode", else the first control-plane node.
@@ -43,6 +48,14 @@ FaultKind druid_backup_store_down_fault_kind();
 KeySet druid_backup_store_down_key_set();
 // Adds the object store to the world; nullopt without a backup.
 std::optional<ProcessId> add_druid_object_store(World& world, const DruidSpec& spec);
+// The quorum-loss runbook as an operator action (runbook_fault.cpp): the kind, its keys, and
+// the operator's kubectl process, added when a scenario schedules the runbook.
+FaultKind druid_runbook_fault_kind();
+KeySet druid_runbook_key_set();
+std::optional<ProcessId> add_druid_runbook(World& world, const Scenario& scenario,
+                                           const DruidWiring& wiring);
+// An in-cluster API client over the control plane's apiservers, for `user`.
+api::ApiClientConfig druid_in_cluster_client(const ControlPlaneSpec& cp, std::string user);
 // hasim provisions processes for at most this many ordinals.
 inline constexpr int kDruidMaxOrdinals = 9;
 

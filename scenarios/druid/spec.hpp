@@ -55,6 +55,7 @@ struct DruidWiring {
   std::shared_ptr<druid::EtcdResource> etcd;  // the Etcd whose spec druid-scale edits
   ProcessId druid = 0;                        // etcd-druid, told of each spec change
   std::optional<ProcessId> store;             // the object store, with a backup
+  std::optional<ProcessId> runbook;           // kubectl, with a druid-quorum-loss-runbook
 };
 
 // "etcd-main-0.etcd": the process of container `container` of pod `ordinal` (a pod's

@@ -217,7 +217,8 @@ const ScenarioSystem& druid_scenario_system() {
                   {"fault:druid-drain", {"at", "kind", "node", "for"}},
                   {"fault:druid-image-update", {"at", "kind", "image", "pullFails"}},
                   {"fault:druid-crash-loop", {"at", "kind", "pod", "container", "for"}},
-                  druid_scale_key_set()};
+                  druid_scale_key_set(),
+                  druid_runbook_key_set()};
     s.read = read_druid;
     s.processes_on = processes_on;
     s.process_origin =
@@ -231,7 +232,8 @@ const ScenarioSystem& druid_scenario_system() {
                      druid_crash_loop_fault_kind(),
                      druid_scale_fault_kind(),
                      druid_backup_store_down_fault_kind(),
-                     druid_volume_loss_fault_kind()};
+                     druid_volume_loss_fault_kind(),
+                     druid_runbook_fault_kind()};
     s.cross_check = druid_check_max_replicas;
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),

@@ -126,4 +126,20 @@ bool StatefulPods::lose_volume(int ordinal) {
   return true;
 }
 
+int StatefulPods::delete_claims() {
+  int deleted = 0;
+  for (const auto& [ordinal, zone] : claimZones_) {
+    if (pods_.contains(ordinal)) continue;  // a claim in use waits for its pod (protection)
+    const ProcessId owner = ordinals_[ordinal].processes.front();
+    const auto volume = world_.find_volume(owner, set_.volumeName);
+    HASIM_ASSERT(volume.has_value());
+    world_.replace_volume_files(*volume, {});
+    trace(trace_kind::kClaimDeleted, ordinal,
+          {{"zone", zone}, {"disk", "pv-" + set_.volumeName + "-" + pod_name(ordinal)}});
+    ++deleted;
+  }
+  HASIM_ASSERT(deleted <= static_cast<int>(claimZones_.size()));
+  return deleted;
+}
+
 }  // namespace hasim::workloads

@@ -124,6 +124,11 @@ class StatefulPods final : public TraceObserver {
   // the pod's containers, which mount it, crash, and the kubelet restarts them on the empty
   // volume. False (nothing happens) when the claim has no volume yet. Claims only.
   bool lose_volume(int ordinal);
+  // kubectl delete pvc -l instance=<set>: every claim whose pod is gone is deleted with its
+  // PersistentVolume (reclaimPolicy Delete), so the pod's next incarnation starts on an empty
+  // volume. hasim keeps the new volume in the old one's zone (a new claim would bind in the
+  // zone of the pod's next node). Returns how many claims went.
+  int delete_claims();
 
   std::optional<PodView> pod(int ordinal) const;
   int replicas() const { return set_.spec.replicas; }

@@ -27,6 +27,8 @@ inline constexpr std::string_view kNodeNotReady = "node-not-ready";
 inline constexpr std::string_view kNodeReady = "node-ready";
 // A claim's PersistentVolume was provisioned in a zone (WaitForFirstConsumer).
 inline constexpr std::string_view kVolumeProvisioned = "pv-provisioned";
+// A claim was deleted with its volume (kubectl delete pvc).
+inline constexpr std::string_view kClaimDeleted = "pvc-deleted";
 // The PodDisruptionBudget's status changed; an eviction's outcome (eviction.go).
 inline constexpr std::string_view kPdbStatus = "pdb-status";
 inline constexpr std::string_view kPodEviction = "pod-eviction";
@@ -41,6 +43,6 @@ inline constexpr std::array kAll{
     kPodReady,     kPodNotReady,      kPodDelete,         kPodGone,
     kNodeNotReady, kNodeReady,        kVolumeProvisioned, kPdbStatus,
     kPodEviction,  kCordon,           kUncordon,          kDrain,
-    kSetRevision,  kImagePullBackOff, kCrashLoop};
+    kSetRevision,  kImagePullBackOff, kCrashLoop,         kClaimDeleted};
 
 }  // namespace hasim::workloads::trace_kind

@@ -119,8 +119,9 @@ TEST_CASE("status-truth: druid reporting a crashed member Ready past the allowan
   REQUIRE(property.violation().has_value());
   CHECK(property.violation()->at == at_ms(180'000));
   CHECK(property.violation()->detail ==
-        "druid reported etcd-main-1 Ready at 3m0s but its etcd (member 2) has not served since "
-        "1m0s; upstream's rules allow 1m55s (UnknownThreshold 1m + status sync 15s + heartbeat "
+        "druid reported etcd-main-1 Ready at 3m0s but its etcd (member 2) has not served in a "
+        "quorate cluster since 1m0s; upstream's rules allow 1m55s (UnknownThreshold 1m + status "
+        "sync 15s + heartbeat "
         "10s + bound 30s)");
   REQUIRE(property.violation()->causes.size() == 2);
   CHECK_THAT(property.violation()->causes[0], Contains("crash"));
@@ -144,7 +145,7 @@ TEST_CASE("status-truth: a stale Ready opens when the allowance runs out, remova
   CHECK(property.violation()->at == at_ms(175'000));
   CHECK_THAT(property.violation()->detail,
              Contains("druid reported etcd-main-1 Ready at 2m55s but its etcd (member 2) has not "
-                      "served since 1m0s"));
+                      "served in a quorate cluster since 1m0s"));
   REQUIRE(property.windows().size() == 1);
   CHECK(property.windows()[0].end == at_ms(200'000));  // open until the end of the run
 }
@@ -163,8 +164,8 @@ TEST_CASE("status-truth: druid never reporting a healthy member Ready", "[druid-
   CHECK(property.violation()->at == at_ms(71'700));
   CHECK(property.violation()->detail ==
         "druid did not report etcd-main-1 Ready by 1m11.7s (no status) although its etcd "
-        "(member 2) has served since 16.7s; upstream's rules allow 55s (heartbeat 10s + status "
-        "sync 15s + bound 30s)");
+        "(member 2) has served in a quorate cluster since 16.7s; upstream's rules allow 55s "
+        "(heartbeat 10s + status sync 15s + bound 30s)");
   // Still not Ready after the Unknown: one window to the end.
   REQUIRE(property.windows().size() == 1);
   CHECK(property.windows()[0].end == at_ms(180'000));
@@ -177,7 +178,9 @@ TEST_CASE("status-truth: the Ready condition True without a quorum serving", "[d
   trace.all_ready(45'000);
   trace.crash(60'000, 1);
   trace.crash(61'000, 2);  // 1 of 3 voters left
-  // druid notices the members in time, but its condition stays Quorate.
+  // druid notices the members in time (the survivor too: without a quorum its heartbeat
+  // stops), but its condition stays Quorate.
+  trace.status(150'000, 0, 1, "Unknown");
   trace.status(150'000, 1, 2, "Unknown");
   trace.status(150'000, 2, 3, "Unknown");
   trace.ready_condition(200'000, "False");

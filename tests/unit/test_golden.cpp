@@ -55,15 +55,16 @@ std::string golden_text(const fs::path& file, const Scenario& scenario, const Ru
     const auto& violation = run.violations[i];
     // Total violation time per property (issue 18 part 3): a bounded property may hold
     // with windows under its bound.
-    const std::string windows = run.windows[i].empty()
-                                    ? std::string()
-                                    : "; " + describe_windows(summarize(run.windows[i]));
+    const std::string windows =
+        run.windows[i].empty() ? std::string() : "; " + describe_windows(summarize(run.windows[i]));
     if (violation) {
       out << "violated  " << run.property_specs[i]
           << " first at t=" << format_seconds(violation->at.ns) << "s" << windows << "\n";
     } else {
       out << "held      " << run.property_specs[i] << windows << "\n";
     }
+    // What a property notes (a loss it permits, with its figures) is part of the outcome.
+    for (const std::string& note : run.notes[i]) out << "note      " << note << "\n";
   }
   out << "verdict   "
       << (run.all_held() ? std::string("all properties held")

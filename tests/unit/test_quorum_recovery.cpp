@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "etcd_call_rig.hpp"
+#include "models/druid/trace_kinds.hpp"
 #include "models/etcd/trace_kinds.hpp"
 #include "properties/etcd_store/quorum_recovery.hpp"
 #include "sim/trace_kinds.hpp"
@@ -153,11 +154,15 @@ TEST_CASE("quorum-recovery: a quorum's data gone needs an operator; revisions lo
   }
   rig.trace.finish(20'000);
   REQUIRE(rig.property.violation());
-  CHECK(rig.property.violation()->at == at_ms(5000));
+  // The window opens at 5s; with no restore within the bound (3s), it is a violation from 8s.
+  REQUIRE(rig.property.windows().size() == 1);
+  CHECK(rig.property.windows()[0].start == at_ms(5000));
+  CHECK(rig.property.violation()->at == at_ms(8000));
   CHECK(rig.property.surviving_revision() == 6);
   const std::string& detail = rig.property.violation()->detail;
   CHECK_THAT(detail, Contains("a quorum's data is gone: 2 of 3 etcd members lost their data"));
   CHECK_THAT(detail, Contains("recovery needs an operator"));
+  CHECK_THAT(detail, Contains("no restore came within the bound 3s"));
   CHECK_THAT(detail, Contains("4 acknowledged revision(s) lost: revision 10 was acknowledged to "
                               "cp-1/kube-apiserver call 1 (put /registry/x, acknowledged at "
                               "t=0.905000000s)"));
@@ -169,4 +174,48 @@ TEST_CASE("quorum-recovery counts traced entries without decoding them", "[quoru
   CHECK(hasim::count_trace_entries("") == 0);
   CHECK(hasim::count_trace_entries("2:00000000000000a0") == 1);
   CHECK(hasim::count_trace_entries("2:00000000000000a0,00000000000000a1 3:00000000000000a2") == 3);
+}
+
+// etcd-druid's members are named after their pods ("etcd-main-0.etcd") and move between
+// nodes; a lone member whose emptyDir went with its pod is restored by its sidecar.
+TEST_CASE("quorum-recovery: an automatic restore within the bound closes the data-loss window",
+          "[quorum-recovery]") {
+  QuorumRecovery property{"quorum-recovery:30s", hasim::seconds(30)};
+  CallTrace trace{{&property}};
+  trace.feed(16'700, "w-1", "etcd-main-0.etcd", e::kRecovered,
+             {{"member", std::int64_t{1}},
+              {"snap-index", std::int64_t{1}},
+              {"first", std::int64_t{2}},
+              {"ents", std::string()},
+              {"term", std::int64_t{1}}});
+  CHECK(property.voters() == 1);
+  trace.feed(60'000, "w-1", "etcd-main-0.etcd", k::kPodDelete,
+             {{"volumes_wiped", std::int64_t{1}}});
+  CHECK(property.members_with_data() == 0);
+  SECTION("restored 0.7s later") {
+    trace.feed(60'700, "w-2", "etcd-main-0.backup-restore", hasim::druid::trace_kind::kRestore,
+               {{"pod", std::string("etcd-main-0")},
+                {"member", std::int64_t{1}},
+                {"full", std::string("Full-00000000-00000010-1")},
+                {"deltas", std::int64_t{2}},
+                {"revision", std::int64_t{40}},
+                {"outcome", std::string("restored")}});
+    CHECK(property.members_with_data() == 1);
+    trace.finish(60'800);
+    REQUIRE(property.windows().size() == 1);
+    CHECK(property.windows()[0].start == at_ms(60'000));
+    CHECK(property.windows()[0].end == at_ms(60'700));
+    CHECK_FALSE(property.violation());
+  }
+  SECTION("never restored") {
+    trace.finish(200'000);
+    REQUIRE(property.violation());
+    CHECK(property.violation()->at == at_ms(90'000));
+    CHECK_THAT(property.violation()->detail,
+               Contains("1 of 1 etcd members lost their data directories"));
+    REQUIRE(property.violation()->causes.size() == 1);
+    CHECK(property.violation()->causes[0] ==
+          "etcd-main-0.etcd lost its data: its pod's deletion at t=60.000000000s took its "
+          "emptyDir");
+  }
 }
