@@ -12,9 +12,13 @@ namespace hasim {
 namespace {
 
 // Processes on the hosts, in the order the world numbers them, and those that mount a volume.
+// A process a controller starts (a pod's container) is left out: its name at build time
+// names a node it may never run on, and a crash's restart would start it outside its pod;
+// its system's own choices aim at it (druid-pod-delete, druid-crash-loop).
 void add_host_processes(const Scenario& scenario, FaultSpace& space) {
   const auto world = build_world(scenario, scenario.seed);
   for (ProcessId p = 0; p < world->process_count(); ++p) {
+    if (!world->starts_with_node(p)) continue;
     const std::string& host = world->node_name(world->process_node(p));
     if (std::find(space.hosts.begin(), space.hosts.end(), host) == space.hosts.end()) continue;
     space.processes.push_back(world->process_name(p));

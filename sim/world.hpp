@@ -200,6 +200,11 @@ class World {
   // The volume `process` mounts under `name`, as its owner or a sharer.
   std::optional<VolumeId> find_volume(ProcessId process, std::string_view name) const;
   bool mounts_volume(ProcessId process) const;  // as owner or sharer
+  // StartPolicy::with_node: the node starts it. An on_demand process is started by a
+  // controller (a kubelet running a pod's containers), which may place it on other nodes.
+  bool starts_with_node(ProcessId process) const {
+    return processes_.at(process).start_policy == StartPolicy::with_node;
+  }
   // The containers of `process`'s pod as far as the World knows them: it and every process
   // linked to it by a shared volume, in id order.
   std::vector<ProcessId> pod_containers(ProcessId process) const;

@@ -46,8 +46,7 @@ void trace_lease(Env& env, const WriteHead& h, const LeaseSpec& spec) {
 void trace_candidate(Env& env, const WriteHead& h, const LeaseCandidateSpec& spec) {
   trace_write(env, h, TraceField{"lease", spec.leaseName},
               TraceField{"renew", time_of(spec.renewTime)},
-              TraceField{"ping", time_of(spec.pingTime)},
-              TraceField{"binary", spec.binaryVersion},
+              TraceField{"ping", time_of(spec.pingTime)}, TraceField{"binary", spec.binaryVersion},
               TraceField{"emulation", spec.emulationVersion});
 }
 
@@ -72,6 +71,7 @@ bool is_election_object(const Object& object) {
     case Kind::secret:
     case Kind::object_sync:
     case Kind::node:
+    case Kind::etcd:
       return false;
   }
   return false;
@@ -98,6 +98,7 @@ void trace_lease_write(Env& env, const Request& request, const Object& stored) {
     case Kind::secret:
     case Kind::object_sync:
     case Kind::node:
+    case Kind::etcd:
       HASIM_ASSERT(false);  // is_election_object refused it
       return;
   }

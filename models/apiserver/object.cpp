@@ -20,6 +20,8 @@ std::string_view to_string(Kind kind) {
       return "ObjectSync";
     case Kind::node:
       return "Node";
+    case Kind::etcd:
+      return "Etcd";
   }
   return "?";
 }

@@ -28,6 +28,7 @@ enum class Kind : std::uint8_t {
   secret,       // v1 Secret: `data` (KubeEdge delivers it to edge nodes)
   object_sync,  // reliablesyncs.kubeedge.io/v1alpha1 ObjectSync (KubeEdge CloudCore)
   node,         // v1 Node (cluster-scoped, namespace ""): KubeEdge's edge nodes
+  etcd,         // druid.gardener.cloud/v1alpha1 Etcd: etcd-druid writes its status
 };
 std::string_view to_string(Kind kind);
 

@@ -28,7 +28,7 @@ struct Resource {
 // (staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go,
 // CRDRESTOptionsGetter.GetRESTOptions: ResourcePrefix = resource.Group + "/" +
 // resource.Resource), hence KubeEdge's ObjectSync under "reliablesyncs.kubeedge.io/objectsyncs".
-constexpr std::array<Resource, 8> kResources{{
+constexpr std::array<Resource, 9> kResources{{
     {Kind::lease, "leases", true},
     {Kind::endpoints, "services/endpoints", true},
     {Kind::config_map, "configmaps", true},
@@ -37,6 +37,7 @@ constexpr std::array<Resource, 8> kResources{{
     {Kind::secret, "secrets", true},
     {Kind::object_sync, "reliablesyncs.kubeedge.io/objectsyncs", true},
     {Kind::node, "minions", false},
+    {Kind::etcd, "druid.gardener.cloud/etcds", true},
 }};
 
 const Resource& resource_of(Kind kind) {
@@ -272,8 +273,8 @@ class Reader {
   void kind(std::uint8_t field, Kind& value) {
     std::uint64_t raw = 0;
     if (!entry_uint64(field, raw)) return;
-    // Zero is the default and never written; beyond node no Kind exists.
-    check(raw != 0 && raw <= static_cast<std::uint64_t>(Kind::node));
+    // Zero is the default and never written; beyond etcd no Kind exists.
+    check(raw != 0 && raw <= static_cast<std::uint64_t>(Kind::etcd));
     if (ok_) value = static_cast<Kind>(raw);
   }
   void string(std::uint8_t field, std::string& value) {

@@ -107,7 +107,10 @@ void DruidController::create_lease(Env& env, const std::string& name,
 // condition reads NotChecked, keeping its status (condition/builder.go).
 void DruidController::status_step(Env& env) {
   env.set_timer(config_.statusSyncPeriod, tags_.tag(kStatus));
-  if (!reconciled_) return;
+  // controller-runtime reconciles one Etcd at a time: a step whose reads or patch still wait
+  // (an apiserver that does not answer) holds the next one back.
+  if (!reconciled_ || statusBusy_) return;
+  statusBusy_ = true;
   auto reads = std::make_shared<StatusReads>();
   reads->replicas = config_.etcd->replicas;
   reads->members.resize(reads->replicas);
@@ -197,22 +200,46 @@ void DruidController::trace_members(Env& env, const std::vector<EtcdMemberStatus
   }
 }
 
-// reconcile_status.go: the member statuses, then the conditions over them; only changes
-// reach the trace.
+// reconcile_status.go: the member statuses, then the conditions over them, patched into the
+// Etcd's status. Only a status the API server took is what users see and what the next step
+// starts from: a failed patch changes nothing (upstream requeues; hasim's next sync computes
+// again), and only changes reach the trace.
 void DruidController::write_status(Env& env, const StatusReads& reads) {
   const LocalTime now = env.now();
-  std::vector<EtcdMemberStatus> members =
-      compute_member_statuses(reads.members, members_, now, config_.thresholds);
-  trace_members(env, members);
-  members_ = std::move(members);
-  std::vector<ConditionResult> results{check_all_members_ready(members_, reads.replicas),
-                                       check_ready(members_),
-                                       check_cluster_id_mismatch(members_, reads.members)};
+  auto status = std::make_shared<EtcdStatus>();
+  status->members = compute_member_statuses(reads.members, members_, now, config_.thresholds);
+  std::vector<ConditionResult> results{check_all_members_ready(status->members, reads.replicas),
+                                       check_ready(status->members),
+                                       check_cluster_id_mismatch(status->members, reads.members)};
   // Checked also while hibernated, where the builder keeps only its status (NotChecked).
   if (const auto backup = backup_ready(reads, now)) results.push_back(backup->result);
-  std::vector<Condition> conditions = build_conditions(results, conditions_, reads.replicas, now);
-  for (const Condition& c : conditions) {
-    if (c.last_transition_time != now) continue;
+  status->conditions = build_conditions(results, conditions_, reads.replicas, now);
+  status->computed = now;
+  patch_status(env, std::move(status), false);
+}
+
+// The status subresource's update, unconditional as a merge patch is; the Etcd object is
+// created the first time (the user's Etcd, which hasim keeps outside the API server).
+void DruidController::patch_status(Env& env, std::shared_ptr<EtcdStatus> status, bool create) {
+  auto object = std::make_shared<api::Object>();
+  object->key = api::ObjectKey{api::Kind::etcd, config_.namespace_, config_.etcdName};
+  const api::ObjectKey key = object->key;
+  api_->request(env, api_->new_context(), create ? api::Verb::create : api::Verb::update, key,
+                std::move(object), [this, status, create](Env& e, const api::Response& response) {
+                  if (!create && response.status == api::Status::not_found) {
+                    return patch_status(e, status, true);
+                  }
+                  statusBusy_ = false;
+                  if (!api::is_success(response.status)) return;
+                  commit_status(e, *status);
+                });
+}
+
+void DruidController::commit_status(Env& env, EtcdStatus& status) {
+  trace_members(env, status.members);
+  members_ = std::move(status.members);
+  for (const Condition& c : status.conditions) {
+    if (c.last_transition_time != status.computed) continue;
     // While spec.replicas is 0 upstream moves every lastTransitionTime at each step, the status
     // kept (condition/builder.go): only a changed status or reason reaches the trace.
     const auto before = std::find_if(conditions_.begin(), conditions_.end(),
@@ -224,7 +251,7 @@ void DruidController::write_status(Env& env, const StatusReads& reads) {
                                        {"status", std::string(name(c.status))},
                                        {"reason", std::string(name(c.reason))}});
   }
-  conditions_ = std::move(conditions);
+  conditions_ = std::move(status.conditions);
 }
 
 void DruidController::on_message(Env& env, ProcessId, const Message& message) {

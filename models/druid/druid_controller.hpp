@@ -4,7 +4,8 @@
 // the StatefulSet, and the status step every etcdStatusSyncPeriod (15 s) that reads the
 // member Leases through the kube-apiservers and the pods' ContainersReady condition, and
 // writes status.members and the conditions (internal/health: models/druid/member_status.hpp,
-// conditions.hpp). Each change of a member's status or of a condition is traced.
+// conditions.hpp) into the Etcd's status through the API server. Each change of a member's
+// status or of a condition the API server took is traced.
 //
 // The StatefulSet and its pods are the workload controllers' objects
 // (scenarios/workloads/stateful_pods.hpp), which hasim keeps outside the apiserver: druid
@@ -91,7 +92,15 @@ class DruidController final : public Process {
   void read_lease(Env& env, int ordinal, std::shared_ptr<StatusReads> reads);
   void read_snapshot_lease(Env& env, const std::string& name, bool full,
                            std::shared_ptr<StatusReads> reads);
+  // One step's status, computed, waiting for the API server to take it.
+  struct EtcdStatus {
+    std::vector<EtcdMemberStatus> members;
+    std::vector<Condition> conditions;
+    LocalTime computed{};
+  };
   void write_status(Env& env, const StatusReads& reads);
+  void patch_status(Env& env, std::shared_ptr<EtcdStatus> status, bool create);
+  void commit_status(Env& env, EtcdStatus& status);
   void trace_members(Env& env, const std::vector<EtcdMemberStatus>& members) const;
   std::optional<BackupReadyVerdict> backup_ready(const StatusReads& reads, LocalTime now) const;
   std::string member_name(int ordinal) const;
@@ -102,6 +111,7 @@ class DruidController final : public Process {
   bool reconciled_ = false;
   std::vector<EtcdMemberStatus> members_;  // status.members
   std::vector<Condition> conditions_;      // status.conditions
+  bool statusBusy_ = false;                // a status step's reads or patch are under way
 };
 
 }  // namespace hasim::druid

@@ -73,11 +73,50 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
   config.name = config_.pod->pod;  // --name: druid's etcd config names a member by its pod
   // etcd refuses to bootstrap a member again (isMemberBootstrapped) on an empty data dir.
   config.dataDirLost = !has_etcd_data(env);
+  if (answer.state == sidecar::ClusterState::New && answer.member_id > config.members.size() &&
+      !widen_initial_cluster(env, config, answer.member_id)) {
+    return env.exit(1);
+  }
   env.trace(trace_kind::kEtcdStart, {{"pod", config_.pod->pod},
                                      {"member", static_cast<std::int64_t>(answer.member_id)},
                                      {"state", std::string(sidecar::name(answer.state))}});
   member_ = std::make_unique<etcd::EtcdMember>(std::move(config), answer.member_id);
   member_->on_start(env);
+}
+
+// A new cluster of the ConfigMap's size (etcd's --initial-cluster): its members are the first
+// ordinals, each with ID ordinal + 1 as the sidecar serves them. hasim numbers an added
+// member's ID after every ID in use, so a bootstrap ID may already be another pod's; etcd's
+// hashed IDs never collide, so hasim refuses that start (traced) rather than confuse two.
+bool EtcdWrapper::widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id) {
+  const int size = config_.clusterSize ? config_.clusterSize() : 0;
+  HASIM_ASSERT(config.directory != nullptr);
+  HASIM_ASSERT(config_.ordinalEtcds.size() == config_.ordinalNames.size());
+  const bool fits = size >= 0 && static_cast<std::size_t>(size) <= config_.ordinalEtcds.size() &&
+                    id <= static_cast<raft::PeerId>(size);
+  for (std::size_t ordinal = 0; fits && ordinal < static_cast<std::size_t>(size); ++ordinal) {
+    const auto taken = config.directory->address(ordinal + 1);
+    if (taken.has_value() && *taken != config_.ordinalEtcds[ordinal]) {
+      env.trace(trace_kind::kEtcdConfigFailed,
+                {{"pod", config_.pod->pod},
+                 {"why", "bootstrap member " + std::to_string(ordinal + 1) +
+                             " is another pod's ID in hasim"}});
+      return false;
+    }
+  }
+  if (!fits) {
+    env.trace(trace_kind::kEtcdConfigFailed,
+              {{"pod", config_.pod->pod},
+               {"why", "member " + std::to_string(id) + " is not in the initial-cluster"}});
+    return false;
+  }
+  config.members.assign(config_.ordinalNames.begin(), config_.ordinalNames.begin() + size);
+  for (std::size_t ordinal = 0; ordinal < static_cast<std::size_t>(size); ++ordinal) {
+    if (!config.directory->address(ordinal + 1)) {
+      config.directory->set_address(ordinal + 1, config_.ordinalEtcds[ordinal]);
+    }
+  }
+  return true;
 }
 
 void EtcdWrapper::query_ready(Env& env) {

@@ -14,8 +14,11 @@
 // When embedded etcd stops (a removed member stops itself) the wrapper returns and the
 // container exits.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "models/druid/pod_http.hpp"
 #include "models/etcd/member.hpp"
@@ -38,6 +41,12 @@ struct EtcdWrapperConfig {
   // etcd's flags as druid's ConfigMap gives them; the member ID and the cluster state come
   // from the sidecar's /config.
   etcd::EtcdConfig etcd;
+  // Every ordinal's etcd process and its name, and the ConfigMap's initial-cluster size now:
+  // a member bootstrapping a cluster larger than the one hasim built (an Etcd woken from
+  // hibernation to more replicas) takes its initial-cluster from the ConfigMap.
+  std::vector<ProcessId> ordinalEtcds;
+  std::vector<std::string> ordinalNames;
+  std::function<int()> clusterSize;
 };
 
 // etcd-wrapper's constants (bootstrap.go, readycheck.go).
@@ -68,6 +77,7 @@ class EtcdWrapper final : public Process {
   void on_status(Env& env, InitStatus status);
   void ask_config(Env& env);
   void start_etcd(Env& env, const EtcdConfigResponse& config);
+  bool widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id);
   void query_ready(Env& env);
   void ready_answer(Env& env, bool ok);
   bool is_mine(const MessageBody& body) const;

@@ -124,13 +124,13 @@ void EtcdMember::recover(Env& env) {
              });
   load(replayed, storage_);
   hardState_ = replayed.state;
-  clusterId_ = replayed.cluster;
+  set_cluster(replayed.cluster);
   const bool fresh = replayed.entries.empty() && replayed.snapshot.metadata.index == 0 &&
                      raft::is_empty_hard_state(replayed.state);
   if (standby() && fresh && config_.directory->cluster() != 0) {
     // bootstrapExistingClusterNoWAL: the remote cluster's ID, written into the new WAL's
     // metadata (wal.Create) ahead of the first entries.
-    clusterId_ = config_.directory->cluster();
+    set_cluster(config_.directory->cluster());
     encoder_.encode(metadata_record(clusterId_));
   }
   install(replayed.snapshot);
@@ -225,7 +225,9 @@ void EtcdMember::handle_message(Env& env, ProcessId from, const Message& message
     pump(env);
     return;
   }
-  if (raft->cluster != clusterId_ && refuse_cluster(env, *raft)) return;
+  // Cluster 0: posted in-process (a study's harness stepping a member), not by a peer's
+  // transport, which always names its cluster.
+  if (raft->cluster != 0 && raft->cluster != wireCluster_ && refuse_cluster(env, *raft)) return;
   api_->heard(raft->message.from, env.monotonic_now());
   // A message of a peer not (or no longer) in the configuration is refused by raft
   // (ErrStepPeerNotFound), as etcd's Process drops it. The delivered flight is usually the
@@ -391,7 +393,7 @@ void EtcdMember::send(Env& env, std::vector<raft::Message>& messages) {
       continue;
     }
     if (snapshot) m.snapshot = merged_snapshot();
-    env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m), clusterId_),
+    env.send(peers_[to - 1], std::make_shared<RaftMessage>(std::move(m), wireCluster_),
              Transport::stream);
     // rafthttp's snapshot sender reports the outcome; the stream here either delivers it or
     // loses it, and a lost one is retried after the follower's next probe.

@@ -106,7 +106,8 @@ struct EtcdConfig {
 // the scenario bootstrapped; a restore makes a new one, models/etcd/snapshot_restore.hpp).
 struct RaftMessage final : MessageBody {
   // By reference: the message moves once, into the body (several per simulated event).
-  explicit RaftMessage(raft::Message&& m, std::uint64_t c = 0) : message(std::move(m)), cluster(c) {}
+  explicit RaftMessage(raft::Message&& m, std::uint64_t c = 0)
+      : message(std::move(m)), cluster(c) {}
   explicit RaftMessage(const raft::Message& m, std::uint64_t c = 0) : message(m), cluster(c) {}
   std::string_view type() const override { return raft::name(message.type); }
   raft::Message message;
@@ -197,7 +198,8 @@ class EtcdMember final : public Process {
   void forward_member_request(Env& env, ProcessId client, const MemberRequest& request);
   std::vector<MemberInfo> member_list() const;
   bool is_learner() const;
-  std::uint64_t reported_cluster_id() const;
+  std::uint64_t reported_cluster_id() const { return wireCluster_; }
+  void set_cluster(std::uint64_t cluster);
   void update_kv_membership() { kv_.set_membership(reported_cluster_id(), is_learner()); }
   std::string published_name() const;
   void publish();
@@ -244,7 +246,7 @@ class EtcdMember final : public Process {
   KvServer kv_;
   KvOutbox kvOut_;
   TagSpace kvTimers_;
-  TagSpace removal_;  // the stop a second after this member's removal applied
+  TagSpace removal_;   // the stop a second after this member's removal applied
   TagSpace shutdown_;  // a graceful stop waiting for its leadership transfer
   LocalTime shutdownStart_{};
   LocalTime shutdownDeadline_{};
@@ -255,6 +257,11 @@ class EtcdMember final : public Process {
   // The cluster ID of the data directory's WAL metadata (0: the scenario's bootstrap), and
   // the peers whose messages were refused for another cluster's ID (traced once each).
   std::uint64_t clusterId_ = 0;
+  // What the member says its cluster is, on the wire and in its answers: clusterId_, or for a
+  // bootstrap cluster the ID its initial cluster hashes to (bootstrap_cluster_id), as etcd
+  // derives it from the initial members (membership.NewClusterFromURLsMap): rafthttp refuses
+  // a peer's message carrying another (X-Etcd-Cluster-ID).
+  std::uint64_t wireCluster_ = 0;
   std::set<raft::PeerId> refusedPeers_;
   bool refuse_cluster(Env& env, const RaftMessage& message);
   struct StalledApply {

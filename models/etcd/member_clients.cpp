@@ -83,8 +83,9 @@ bool EtcdMember::is_learner() const {
   return std::find(learners.begin(), learners.end(), id_) != learners.end();
 }
 
-std::uint64_t EtcdMember::reported_cluster_id() const {
-  return clusterId_ != 0 ? clusterId_ : bootstrap_cluster_id(config_.members.size());
+void EtcdMember::set_cluster(std::uint64_t cluster) {
+  clusterId_ = cluster;
+  wireCluster_ = cluster != 0 ? cluster : bootstrap_cluster_id(config_.members.size());
 }
 
 // membership/cluster.go Members: every member of the applied membership, sorted by ID

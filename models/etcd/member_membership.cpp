@@ -33,13 +33,13 @@ bool EtcdMember::refuses_to_start(Env& env) {
 // ID mismatch": a member left running in the old cluster after a restore (or a restored one,
 // heard by it) is not its peer any more. Traced once per peer and cluster.
 bool EtcdMember::refuse_cluster(Env& env, const RaftMessage& message) {
-  HASIM_ASSERT(message.cluster != clusterId_);
+  HASIM_ASSERT(message.cluster != wireCluster_);
   const raft::PeerId from = message.message.from;
   if (refusedPeers_.size() < peers_.size() && refusedPeers_.insert(from).second) {
     env.trace(trace_kind::kClusterMismatch,
               {{"member", static_cast<std::int64_t>(id_)},
                {"from", static_cast<std::int64_t>(from)},
-               {"local-cluster", static_cast<std::int64_t>(clusterId_)},
+               {"local-cluster", static_cast<std::int64_t>(wireCluster_)},
                {"remote-cluster", static_cast<std::int64_t>(message.cluster)}});
   }
   return true;

@@ -1,7 +1,7 @@
 // etcd-druid's check half (properties/check_system.hpp): status-truth:BOUND,
-// no-superfluous-members:SETTLE and backup-chain. pdb-safe and quorum-recovery, and druid's fault
-// choices, come with the next parts of issue 17; until then `hasim check` draws the kernel's and
-// the control plane's faults for druid scenarios.
+// no-superfluous-members:SETTLE and backup-chain (quorum-recovery and no-lost-write, which
+// read druid's members and restores too, are the etcd system's), and druid's fault choices
+// (check_choices.cpp). pdb-safe comes with a later part of issue 17.
 #include "properties/druid/check.hpp"
 
 #include "properties/druid/backup_chain.hpp"
@@ -46,8 +46,8 @@ const CheckSystem& druid_check_system() {
             "replicas change, no etcd configuration change or etcd start), etcd's member list "
             "has as many members as spec.replicas and each is the member of an existing pod",
             "the bootstrap members are IDs 1..N for the StatefulSet's first replicas N (the "
-            "sidecar's ordinal + 1); no restore from a snapshot; replicas 0 (hibernation) is "
-            "not judged"},
+            "sidecar's ordinal + 1); a restore from the backup store starts a one-member "
+            "cluster; replicas 0 (hibernation) is not judged"},
            no_superfluous_members},
           {{"backup-chain", "",
             "every delta snapshot the backup store accepts starts one revision after the "
@@ -57,7 +57,10 @@ const CheckSystem& druid_check_system() {
             "last revision; a gap or an overlap makes it fail"},
            backup_chain},
       },
-      {},
+      druid_fault_choices(),
+      druid_fill_space,
+      druid_forbids,
+      druid_broken,
   };
   return system;
 }

@@ -122,6 +122,11 @@ api::ApiClientConfig druid_in_cluster_client(const ControlPlaneSpec& cp, std::st
   }
   config.load_balanced = config.apiservers.size() > 1;
   config.user = std::move(user);
+  // client-go's HTTP/2 health check (apimachinery pkg/util/net/http.go, on by default since
+  // kubernetes#95981): a connection that reads nothing for 30s is pinged and closed when no
+  // answer comes within 15s, failing its requests. A request to an apiserver whose node went
+  // down (no RST) therefore ends about 45s on instead of never; hasim bounds every request so.
+  config.timeout = seconds(30 + 15);
   return config;
 }
 
@@ -196,9 +201,14 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   const workloads::StatefulPods* pods = runtime.get();
   const etcd::EtcdConfig etcd = druid_etcd_config(spec, world, etcds, directory);
   const std::optional<ProcessId> store = add_druid_object_store(world, spec);
+  std::vector<std::string> etcdNames;
+  for (const ProcessId p : etcds) etcdNames.push_back(world.process_name(p));
   for (DruidOrdinal& o : setup) {
     o.wrapper->pod = o.pod;
     o.wrapper->etcd = etcd;
+    o.wrapper->ordinalEtcds = etcds;
+    o.wrapper->ordinalNames = etcdNames;
+    o.wrapper->clusterSize = [resource] { return resource->configMapClusterSize; };
     druid::BackupRestoreConfig& sidecar = *o.sidecar;
     sidecar.pod = o.pod;
     sidecar.clusterSize = [resource] { return resource->configMapClusterSize; };

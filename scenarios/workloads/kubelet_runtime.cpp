@@ -113,6 +113,10 @@ void StatefulPods::on_stopped(int ordinal, std::size_t c, StopReason reason) {
   const auto it = pods_.find(ordinal);
   if (it == pods_.end()) return;
   Pod& pod = it->second;
+  // A stop of the previous incarnation's container reported after that pod went (a disk loss
+  // reports each container of a terminating pod in turn, and the first report removed it):
+  // the new pod, not yet bound, ran nothing.
+  if (!pod.node.has_value()) return;
   pod.containers[c].running = false;
   pod.containers[c].result = cluster::ProbeResult::Unknown;
   update_ready(ordinal);
@@ -140,7 +144,7 @@ void StatefulPods::on_stopped(int ordinal, std::size_t c, StopReason reason) {
     const auto again = pods_.find(ordinal);
     if (again == pods_.end() || again->second.generation != generation) return;
     Pod& p = again->second;
-    if (p.terminating || !nodes_[*p.node].up) return;
+    if (p.terminating || !p.node.has_value() || !nodes_[*p.node].up) return;
     if (world_.process_state(process) != ProcessState::stopped) return;
     ++p.containers[c].restarts;
     p.containers[c].running = true;

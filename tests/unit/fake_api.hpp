@@ -58,6 +58,8 @@ class FakeApi final : public api::ApiTransport {
         return "objectsyncs";
       case api::Kind::node:
         return "nodes";
+      case api::Kind::etcd:
+        return "etcds";
     }
     return "?";
   }

@@ -26,12 +26,16 @@ bool has_key_set(std::string_view name) {
 }
 
 // A scenario where every fault choice applies: a control plane on three nodes, an upgrade,
-// and single-leader within client-go's defaults.
+// etcd members, an Etcd under etcd-druid with a backup store, and single-leader within
+// client-go's defaults.
 Scenario every_choice_scenario() {
   const LoadResult load = load_scenario_text(R"({
-    "name": "registry", "duration": "20m", "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"}],
-    "controlPlane": {}, "upgrade": {"to": "1.32.0"}, "journal": {"nodes": ["cp-1"]},
-    "etcd": {"members": ["cp-1", "cp-2", "cp-3"]},
+    "name": "registry", "duration": "20m", "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"},
+              {"name": "w-1"}, {"name": "s3"}],
+    "controlPlane": {"nodes": ["cp-1", "cp-2", "cp-3"]}, "upgrade": {"to": "1.32.0"},
+    "journal": {"nodes": ["cp-1"]}, "etcd": {"members": ["cp-1", "cp-2", "cp-3"]},
+    "etcdDruid": {"replicas": 1, "maxReplicas": 3, "workers": ["w-1"],
+                  "backup": {"storeNode": "s3", "deltaSnapshotPeriod": "1m"}},
     "properties": ["single-leader", "no-skew", "eventually-leader:60s"]})",
                                              "registry");
   REQUIRE(load.scenario.has_value());
@@ -112,8 +116,12 @@ TEST_CASE("every fault choice applies somewhere and draws what it matches", "[re
       CHECK(std::find(schedule.enabled.begin(), schedule.enabled.end(), *choice) !=
             schedule.enabled.end());
       Json doc = Json::parse(R"({"name": "r", "duration": "20m",
-        "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"}], "controlPlane": {},
-        "journal": {"nodes": ["cp-1"]}, "etcd": {"members": ["cp-1", "cp-2", "cp-3"]}})");
+        "nodes": [{"name": "cp-1"}, {"name": "cp-2"}, {"name": "cp-3"}, {"name": "w-1"},
+                  {"name": "s3"}],
+        "controlPlane": {"nodes": ["cp-1", "cp-2", "cp-3"]},
+        "journal": {"nodes": ["cp-1"]}, "etcd": {"members": ["cp-1", "cp-2", "cp-3"]},
+        "etcdDruid": {"replicas": 1, "maxReplicas": 3, "workers": ["w-1"],
+                      "backup": {"storeNode": "s3", "deltaSnapshotPeriod": "1m"}}})");
       doc["faults"] = Json::array({fault_to_json(fault)});
       const LoadResult back = load_scenario_text(doc.dump(), "round trip");
       REQUIRE(back.scenario.has_value());
