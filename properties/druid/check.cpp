@@ -1,10 +1,11 @@
 // etcd-druid's check half (properties/check_system.hpp): status-truth:BOUND,
 // no-superfluous-members:SETTLE and backup-chain (quorum-recovery and no-lost-write, which
-// read druid's members and restores too, are the etcd system's), and druid's fault choices
-// (check_choices.cpp). pdb-safe comes with a later part of issue 17.
+// read druid's members and restores too, are the etcd system's), pdb-safe, and druid's fault
+// choices (check_choices.cpp).
 #include "properties/druid/check.hpp"
 
 #include "properties/druid/backup_chain.hpp"
+#include "properties/druid/pdb_safe.hpp"
 #include "properties/druid/no_superfluous_members.hpp"
 #include "properties/druid/status_truth.hpp"
 
@@ -18,6 +19,10 @@ std::unique_ptr<Property> status_truth(const std::string& spec, std::optional<Du
 std::unique_ptr<Property> no_superfluous_members(const std::string& spec,
                                                  std::optional<Duration> settle) {
   return std::make_unique<NoSuperfluousMembers>(spec, settle.value());
+}
+
+std::unique_ptr<Property> pdb_safe(const std::string& spec, std::optional<Duration>) {
+  return std::make_unique<PdbSafe>(spec);
 }
 
 std::unique_ptr<Property> backup_chain(const std::string& spec, std::optional<Duration>) {
@@ -56,6 +61,12 @@ const CheckSystem& druid_check_system() {
             "etcd-backup-restore's restorer applies deltas in order and checks each ends at its "
             "last revision; a gap or an overlap makes it fail"},
            backup_chain},
+          {{"pdb-safe", "",
+            "no eviction the API server grants (kubectl drain, the cluster autoscaler) leaves "
+            "no more than half of etcd's voters serving when more than half served before it",
+            "druid's PodDisruptionBudget (minAvailable n/2+1) and the eviction subresource; "
+            "the budget counts Ready pods, which lag a stopped member by the readiness probe"},
+           pdb_safe},
       },
       druid_fault_choices(),
       druid_fill_space,

@@ -12,17 +12,8 @@ namespace hasim {
 namespace {
 
 namespace dk = druid::trace_kind;
-namespace ek = etcd::trace_kind;
 
 std::string at(TrueTime t) { return format_duration(Duration{t.ns}); }
-
-// Kernel and etcd events after which the embedded etcd no longer runs: the container's
-// process ended, or etcd stopped itself (lg.Fatal, or learning it was removed:
-// server/etcdserver/server.go, "the member has been permanently removed").
-bool stops_etcd(std::string_view kind) {
-  return kind == trace_kind::kCrash || kind == trace_kind::kExit || kind == ek::kFatal ||
-         kind == ek::kRemoved;
-}
 
 }  // namespace
 
@@ -33,10 +24,9 @@ StatusTruth::StatusTruth(std::string spec, Duration bound)
 }
 
 bool StatusTruth::wants(std::string_view kind) const {
-  return druid_props::EtcdMembership::wants(kind) || kind == dk::kMemberStatus ||
-         kind == dk::kCondition || kind == dk::kSnapshot || kind == dk::kSnapshotter ||
-         kind == dk::kLeading || stops_etcd(kind) || kind == trace_kind::kNodeDown ||
-         kind == trace_kind::kPause || kind == trace_kind::kResume;
+  return druid_props::EtcdMembership::wants(kind) || druid_props::EtcdPods::wants(kind) ||
+         kind == dk::kMemberStatus || kind == dk::kCondition || kind == dk::kSnapshot ||
+         kind == dk::kSnapshotter || kind == dk::kLeading;
 }
 
 void StatusTruth::on_event(const TraceEvent& event) {
@@ -50,7 +40,7 @@ void StatusTruth::on_event(const TraceEvent& event) {
     close_window(claim.window, event.t);  // druid and the truth agree again
     claim.window = kNoWindow;
   };
-  for (auto& [name, pod] : pods_) settle(pod.claim);
+  for (auto& [name, claim] : claims_) settle(claim);
   settle(quorum_);
   settle(backup_);
 }
@@ -80,9 +70,9 @@ Duration StatusTruth::allowance(const Claim& claim) const {
 
 void StatusTruth::check_deadlines(TrueTime now) {
   std::vector<Breach> due;
-  for (auto& [name, pod] : pods_) {
-    const std::optional<TrueTime> start = breach_start(pod.claim);
-    if (start && *start < now) due.push_back({*start, name, &pod.claim});
+  for (auto& [name, claim] : claims_) {
+    const std::optional<TrueTime> start = breach_start(claim);
+    if (start && *start < now) due.push_back({*start, name, &claim});
   }
   if (const std::optional<TrueTime> start = breach_start(quorum_); start && *start < now) {
     due.push_back({*start, "", &quorum_});
@@ -113,19 +103,16 @@ void StatusTruth::open_breach(const Breach& breach) {
 bool StatusTruth::apply(const TraceEvent& event) {
   const bool backups_stopped = stop_backups(event);
   const bool membership_changed = membership_.on_event(event);
+  const bool pods_changed = etcd_.on_event(event);
   if (event.kind == dk::kEtcdStart) {
-    Pod& pod = pods_[std::string(event.string_field("pod"))];
-    pod.node = std::string(event.node);
-    pod.id = static_cast<std::uint64_t>(std::max<std::int64_t>(0, event.int_field("member")));
-    pod.running = true;
-    pod.paused = false;
+    claims_.try_emplace(std::string(event.string_field("pod")));
   } else if (event.kind == dk::kSnapshot || event.kind == dk::kSnapshotter ||
              (event.kind == dk::kCondition && event.string_field("type") == "BackupReady")) {
     return apply_backup(event);
   } else if (event.kind == dk::kMemberStatus || event.kind == dk::kCondition) {
     const bool condition = event.kind == dk::kCondition;
     if (condition && event.string_field("type") != "Ready") return false;
-    Claim& claim = condition ? quorum_ : pods_[std::string(event.string_field("member"))].claim;
+    Claim& claim = condition ? quorum_ : claims_[std::string(event.string_field("member"))];
     const std::string status(event.string_field("status"));
     const bool reported = status == (condition ? "True" : "Ready");
     if (reported != claim.reported) claim.reported_since = event.t;
@@ -133,15 +120,8 @@ bool StatusTruth::apply(const TraceEvent& event) {
     claim.silent = status == "Absent" || event.string_field("reason") == "NotChecked";
     claim.report = status;
     claim.report_cause = describe_event(event);
-  } else if (event.kind == trace_kind::kNodeDown) {
-    for (auto& [name, pod] : pods_) {
-      if (pod.node == event.node) pod.running = false;  // a powered-off host runs nothing
-    }
-  } else if (stops_etcd(event.kind) || event.kind == trace_kind::kPause ||
-             event.kind == trace_kind::kResume) {
-    stop_process(event);
   } else {
-    return membership_changed || backups_stopped;
+    return membership_changed || pods_changed || backups_stopped;
   }
   return true;
 }
@@ -156,7 +136,7 @@ bool StatusTruth::stop_backups(const TraceEvent& event) {
     stopped = event.string_field("pod") == backupPod_ && event.string_field("state") != "Leader";
   } else if (event.kind == trace_kind::kNodeDown) {
     stopped = event.node == backupNode_;
-  } else if (stops_etcd(event.kind)) {
+  } else if (event.kind == trace_kind::kCrash || event.kind == trace_kind::kExit) {
     stopped = druid_props::sidecar_pod_of(event.proc) == backupPod_;
   }
   if (!stopped) return false;
@@ -199,40 +179,20 @@ bool StatusTruth::apply_backup(const TraceEvent& event) {
   return true;
 }
 
-void StatusTruth::stop_process(const TraceEvent& event) {
-  const auto it = pods_.find(druid_props::etcd_pod_of(event.proc));
-  if (it == pods_.end()) return;  // not an etcd-wrapper, or one that never started etcd
-  Pod& pod = it->second;
-  if (event.kind == trace_kind::kPause) {
-    pod.paused = true;
-  } else if (event.kind == trace_kind::kResume) {
-    pod.paused = false;
-  } else {
-    pod.running = false;
-  }
-}
-
-bool StatusTruth::serving(const Pod& pod) const {
-  return pod.running && !pod.paused && pod.id != 0 && !membership_.removed(pod.id);
-}
-
 // A member is Ready in truth while it serves and the cluster is quorate: without a quorum its
 // /readyz fails (the pod's containers turn not ready) and the sidecar's heartbeat, which asks
 // its etcd first, stops renewing the Lease.
 void StatusTruth::refresh_truth(const TraceEvent& event) {
-  std::size_t serving_voters = 0;
-  for (const auto& [name, pod] : pods_) {
-    if (serving(pod) && membership_.is_voter(pod.id)) ++serving_voters;
-  }
+  const std::size_t serving_voters = etcd_.serving_voters(membership_);
   const std::size_t voters = membership_.voters().size();
-  HASIM_ASSERT(serving_voters <= voters);
   const bool quorate = voters > 0 && 2 * serving_voters > voters;
-  for (auto& [name, pod] : pods_) {
-    const bool ready = serving(pod) && quorate;
-    if (ready == pod.claim.truth) continue;
-    pod.claim.truth = ready;
-    pod.claim.truth_since = event.t;
-    pod.claim.truth_cause = describe_event(event);
+  for (auto& [name, claim] : claims_) {
+    const druid_props::EtcdPods::Pod* pod = etcd_.find(name);
+    const bool ready = pod != nullptr && etcd_.serving(*pod, membership_) && quorate;
+    if (ready == claim.truth) continue;
+    claim.truth = ready;
+    claim.truth_since = event.t;
+    claim.truth_cause = describe_event(event);
   }
   if (quorate == quorum_.truth) return;
   quorum_.truth = quorate;
@@ -241,14 +201,8 @@ void StatusTruth::refresh_truth(const TraceEvent& event) {
 }
 
 std::string StatusTruth::quorum_text() const {
-  std::size_t voters_serving = 0;
-  for (const std::uint64_t id : membership_.voters()) {
-    for (const auto& [name, pod] : pods_) {
-      if (pod.id == id && serving(pod)) ++voters_serving;
-    }
-  }
-  return std::to_string(voters_serving) + " of " + std::to_string(membership_.voters().size()) +
-         " voters serving";
+  return std::to_string(etcd_.serving_voters(membership_)) + " of " +
+         std::to_string(membership_.voters().size()) + " voters serving";
 }
 
 std::string StatusTruth::describe(const std::string& name, const Claim& claim,
@@ -271,9 +225,9 @@ std::string StatusTruth::describe(const std::string& name, const Claim& claim,
                                 ") although a quorum of etcd voters has served since " + since +
                                 " (" + quorum_text() + ")" + allows;
   }
-  const Pod& pod = pods_.at(name);
-  const std::string member =
-      pod.id == 0 ? "its etcd" : "its etcd (member " + std::to_string(pod.id) + ")";
+  const druid_props::EtcdPods::Pod* pod = etcd_.find(name);
+  const std::uint64_t id = pod == nullptr ? 0 : pod->id;
+  const std::string member = id == 0 ? "its etcd" : "its etcd (member " + std::to_string(id) + ")";
   return claim.reported ? "druid reported " + name + " Ready at " + at(start) + " but " + member +
                               " has not served in a quorate cluster since " + since + allows
                         : "druid did not report " + name + " Ready by " + at(start) + " (" +

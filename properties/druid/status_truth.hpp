@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "properties/druid/etcd_membership.hpp"
+#include "properties/druid/etcd_pods.hpp"
 #include "properties/property.hpp"
 
 namespace hasim {
@@ -96,13 +97,7 @@ class StatusTruth final : public Property {
     std::size_t window = kNoWindow;
   };
   static bool agrees(const Claim& claim);
-  struct Pod {
-    std::string node;  // where its etcd runs
-    std::uint64_t id = 0;
-    bool running = false;
-    bool paused = false;
-    Claim claim;
-  };
+
   struct Breach {
     TrueTime start;
     std::string name;  // the pod, or "" for the Ready condition
@@ -117,15 +112,14 @@ class StatusTruth final : public Property {
   std::string describe_backup(const Claim& claim, TrueTime start) const;
   void open_breach(const Breach& breach);
   bool apply(const TraceEvent& event);
-  void stop_process(const TraceEvent& event);
   void refresh_truth(const TraceEvent& event);
-  bool serving(const Pod& pod) const;
   std::string describe(const std::string& name, const Claim& claim, TrueTime start) const;
   std::string quorum_text() const;
 
   Duration bound_;
   druid_props::EtcdMembership membership_;
-  std::map<std::string, Pod, std::less<>> pods_;
+  druid_props::EtcdPods etcd_;
+  std::map<std::string, Claim, std::less<>> claims_;  // by pod: druid's member status
   Claim quorum_;
   Claim backup_;  // BackupReady: silent until druid reports it (the constructor)
   Duration deltaPeriod_{};
