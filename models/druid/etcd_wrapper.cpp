@@ -73,7 +73,11 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
   config.name = config_.pod->pod;  // --name: druid's etcd config names a member by its pod
   // etcd refuses to bootstrap a member again (isMemberBootstrapped) on an empty data dir.
   config.dataDirLost = !has_etcd_data(env);
-  if (answer.state == sidecar::ClusterState::New && answer.member_id > config.members.size() &&
+  // A fresh bootstrap takes --initial-cluster from the ConfigMap as it is now, which differs
+  // from the cluster hasim built when the Etcd was created or woken at another size.
+  const bool fresh = answer.state == sidecar::ClusterState::New && config.dataDirLost;
+  if (fresh && config_.clusterSize &&
+      config_.clusterSize() != static_cast<int>(config.members.size()) &&
       !widen_initial_cluster(env, config, answer.member_id)) {
     return env.exit(1);
   }
@@ -85,9 +89,10 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
 }
 
 // A new cluster of the ConfigMap's size (etcd's --initial-cluster): its members are the first
-// ordinals, each with ID ordinal + 1 as the sidecar serves them. hasim numbers an added
-// member's ID after every ID in use, so a bootstrap ID may already be another pod's; etcd's
-// hashed IDs never collide, so hasim refuses that start (traced) rather than confuse two.
+// ordinals, each with ID ordinal + 1 as the sidecar serves them (more or fewer than built). hasim
+// numbers an added member's ID after every ID in use, so a bootstrap ID may already be another
+// pod's; etcd's hashed IDs never collide, so hasim refuses that start (traced) rather than confuse
+// two.
 bool EtcdWrapper::widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id) {
   const int size = config_.clusterSize ? config_.clusterSize() : 0;
   HASIM_ASSERT(config.directory != nullptr);
