@@ -124,15 +124,7 @@ void EtcdMember::recover(Env& env) {
              });
   load(replayed, storage_);
   hardState_ = replayed.state;
-  set_cluster(replayed.cluster);
-  const bool fresh = replayed.entries.empty() && replayed.snapshot.metadata.index == 0 &&
-                     raft::is_empty_hard_state(replayed.state);
-  if (standby() && fresh && config_.directory->cluster() != 0) {
-    // bootstrapExistingClusterNoWAL: the remote cluster's ID, written into the new WAL's
-    // metadata (wal.Create) ahead of the first entries.
-    set_cluster(config_.directory->cluster());
-    encoder_.encode(metadata_record(clusterId_));
-  }
+  recover_cluster(replayed);
   install(replayed.snapshot);
   firstSegment_ = replayed.firstSegment;
   segmentStarts_ = replayed.segmentStarts;

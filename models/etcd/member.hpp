@@ -200,6 +200,7 @@ class EtcdMember final : public Process {
   bool is_learner() const;
   std::uint64_t reported_cluster_id() const { return wireCluster_; }
   void set_cluster(std::uint64_t cluster);
+  void recover_cluster(const Replayed& replayed);
   void update_kv_membership() { kv_.set_membership(reported_cluster_id(), is_learner()); }
   std::string published_name() const;
   void publish();

@@ -83,6 +83,19 @@ bool EtcdMember::is_learner() const {
   return std::find(learners.begin(), learners.end(), id_) != learners.end();
 }
 
+// The WAL's cluster ID; a member joining an existing cluster without a WAL takes the remote
+// cluster's (bootstrapExistingClusterNoWAL), written into the new WAL's metadata (wal.Create)
+// ahead of the first entries.
+void EtcdMember::recover_cluster(const Replayed& replayed) {
+  set_cluster(replayed.cluster);
+  const bool fresh = replayed.entries.empty() && replayed.snapshot.metadata.index == 0 &&
+                     raft::is_empty_hard_state(replayed.state);
+  if (standby() && fresh && config_.directory->cluster() != 0) {
+    set_cluster(config_.directory->cluster());
+    encoder_.encode(metadata_record(clusterId_));
+  }
+}
+
 void EtcdMember::set_cluster(std::uint64_t cluster) {
   clusterId_ = cluster;
   wireCluster_ = cluster != 0 ? cluster : bootstrap_cluster_id(config_.members.size());
