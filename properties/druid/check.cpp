@@ -37,9 +37,10 @@ const CheckSystem& druid_check_system() {
       {
           {{"status-truth", "BOUND",
             "druid's Etcd status matches ground truth within upstream's thresholds: a member "
-            "whose etcd has not served (stopped, paused or removed from the configuration) for "
-            "more than UnknownThreshold 1m + status sync 15s + heartbeat 10s + BOUND is not "
-            "reported Ready, one serving for more than heartbeat 10s + sync 15s + BOUND is; "
+            "whose etcd has not served in a quorate cluster (stopped, paused, removed from the "
+            "configuration, or without a quorum) for more than UnknownThreshold 1m + status "
+            "sync 15s + heartbeat 10s + BOUND is not reported Ready, one serving in a quorate "
+            "cluster for more than heartbeat 10s + sync 15s + BOUND is; "
             "the Ready condition is True iff more than half of etcd's voters serve, with the "
             "same allowances",
             "druid's defaults (UnknownThreshold 1m, status sync 15s, member-lease heartbeat "
