@@ -23,7 +23,8 @@ hasim::Scenario druid_scenario(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("hasim check finds the superfluous member from a plain scale scenario", "[check]") {
+TEST_CASE("hasim check finds the superfluous member from a plain scale scenario",
+          "[check][finding]") {
   hasim::CheckOptions options;
   options.runs = 100;
   options.jobs = 2;
