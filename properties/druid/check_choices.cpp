@@ -11,7 +11,7 @@
 #include <set>
 
 #include "properties/druid/check.hpp"
-#include "scenarios/druid/spec.hpp"
+#include "scenarios/druid/druid.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -96,7 +96,7 @@ void druid_fill_space(const Scenario& scenario, FaultSpace& space) {
   if (spec == nullptr) return;
   DruidSpace druid;
   const int ordinals = std::max(spec->replicas, spec->maxReplicas);
-  HASIM_ASSERT(ordinals >= 0 && ordinals <= 9);
+  HASIM_ASSERT(ordinals >= 0 && ordinals <= kDruidMaxOrdinals);
   for (int ordinal = 0; ordinal < ordinals; ++ordinal) {
     druid.pods.push_back(spec->name + "-" + std::to_string(ordinal));
   }

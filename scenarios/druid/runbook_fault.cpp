@@ -94,22 +94,18 @@ KeySet druid_runbook_key_set() {
 
 std::optional<ProcessId> add_druid_runbook(World& world, const Scenario& scenario,
                                            const DruidWiring& wiring) {
-  const bool wanted = std::any_of(scenario.faults.begin(), scenario.faults.end(),
-                                  [](const FaultSpec& f) { return f.kind == kKind; });
-  if (!wanted) return std::nullopt;
+  const auto runbook = std::find_if(scenario.faults.begin(), scenario.faults.end(),
+                                    [](const FaultSpec& f) { return f.kind == kKind; });
+  if (runbook == scenario.faults.end()) return std::nullopt;
   const DruidSpec& spec = *scenario.section<DruidSpec>();
   const auto node = world.find_node(druid_node(scenario));
   HASIM_ASSERT(node.has_value());
-  const auto step =
-      std::find_if(scenario.faults.begin(), scenario.faults.end(), [](const FaultSpec& f) {
-        return f.kind == kKind;
-      })->step;
   druid::QuorumLossRunbookConfig config;
   config.apiserver = druid_in_cluster_client(*scenario.section<ControlPlaneSpec>(), "operator");
   config.namespace_ = spec.namespace_;
   config.etcdName = spec.name;
   config.hooks = runbook_hooks(world, wiring, std::max(spec.replicas, spec.maxReplicas));
-  config.stepDelay = step;
+  config.stepDelay = runbook->step;
   return world.add_process(
       *node, "kubectl", [config] { return std::make_unique<druid::QuorumLossRunbook>(config); },
       StartPolicy::on_demand);
