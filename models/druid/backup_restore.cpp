@@ -55,6 +55,13 @@ void BackupRestore::serve_config(Env& env) {
     response->state = state;
     e.send(config_.pod->etcd, std::move(response));
   };
+  if (config_.mode == DruidMode::proposal) {
+    auto response = std::make_shared<EtcdConfigResponse>();
+    response->member_id = configured_member_id(env);
+    response->state = proposalState_.value_or(sidecar::ClusterState::Existing);
+    response->initial_cluster_size = proposalInitialCluster_;
+    return env.send(config_.pod->etcd, std::move(response));
+  }
   const int size = mounted_cluster_size();
   if (size == 1) {
     return reply(env, sidecar::get_cluster_state(1, sidecar::LearnerRead::Unreadable));
@@ -85,6 +92,7 @@ void BackupRestore::initialize(Env& env, ValidationMode mode) {
   initializing_ = true;
   (void)mode;  // hasim's data never tears or rots: full and sanity validation agree
   initClusterSize_ = mounted_cluster_size();
+  if (config_.mode == DruidMode::proposal) return proposal_initialize(env);
   if (initClusterSize_ == 1) {
     return validate_and_decide(env, sidecar::MemberListRead::Unreadable,
                                sidecar::MemberLeaseRead::HolderNil);
@@ -109,11 +117,10 @@ void BackupRestore::validate_and_decide(Env& env, sidecar::MemberListRead list,
   });
 }
 
-// Validate (the sanity check; the single-node revision check takes the db at the latest
-// backup's revision: hasim's data directory never falls behind its own backups), then
-// Initialize's decision.
-void BackupRestore::decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease,
-                           const SnapstoreView& store) {
+// Validate: the sanity check (the single-node revision check takes the db at the latest
+// backup's revision: hasim's data directory never falls behind its own backups).
+sidecar::DataDirStatus BackupRestore::validate_data_dir(Env& env,
+                                                        const SnapstoreView& store) const {
   sidecar::SanityObservation sanity;
   sanity.data_dir = has_etcd_data(env) ? sidecar::PathStat::Exists : sidecar::PathStat::Missing;
   sanity.structure = sanity.data_dir;
@@ -128,18 +135,24 @@ void BackupRestore::decide(Env& env, sidecar::MemberListRead list, sidecar::Memb
   input.sanity = sidecar::sanity_check(sanity);
   input.original_cluster_size = initClusterSize_;
   input.backup_bucket_empty = !store.configured || store.empty;
+  return sidecar::validate(input);
+}
+
+// Validate, then Initialize's decision.
+void BackupRestore::decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease,
+                           const SnapstoreView& store) {
   sidecar::InitObservation obs;
   obs.original_cluster_size = initClusterSize_;
   obs.member_list = list;
   // Upstream reads the list a second time for IsClusterScaledUp; one read serves both here.
   obs.member_list_scale_up_check = list;
   obs.member_lease = lease;
-  obs.data_dir_status = sidecar::validate(input);
+  obs.data_dir_status = validate_data_dir(env, store);
   obs.snapstore = !store.configured ? sidecar::SnapstoreRead::NotConfigured
                   : !store.readable ? sidecar::SnapstoreRead::Unreadable
                   : store.empty     ? sidecar::SnapstoreRead::Empty
                                     : sidecar::SnapstoreRead::HasSnapshots;
-  obs.data_dir_exists = sanity.data_dir == sidecar::PathStat::Exists;
+  obs.data_dir_exists = has_etcd_data(env);
   const sidecar::InitDecision decision = sidecar::decide_initialize(obs);
   env.trace(trace_kind::kInitDecision,
             {{"pod", config_.pod->pod},

@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "models/apiserver/client.hpp"
+#include "models/druid/etcd_resource.hpp"
 #include "models/druid/etcd_wrapper.hpp"
+#include "models/druid/proposal_init_table.hpp"
 #include "models/druid/sidecar_initializer.hpp"
 #include "models/druid/sidecar_leading.hpp"
 #include "models/druid/sidecar_member_ops.hpp"
@@ -66,6 +68,12 @@ struct BackupRestoreConfig {
   Duration heartbeatInterval = seconds(10);  // --k8s-heartbeat-duration (druid's default)
   Duration reelectionPeriod = sidecar::kDefaultReelectionPeriod;
   std::optional<SnapshotterSettings> backup;  // none: no backup store (no snapshotter)
+  // Mode `proposal` (seed 004): Initialize runs the seed's initialization table over the Etcd's
+  // status, which the sidecar reads through the API server (a GET of the Etcd, whose content
+  // is `etcdStatus`); the leading sidecar removes etcd members beyond the ConfigMap's size.
+  DruidMode mode = DruidMode::upstream;
+  std::string etcdName;
+  std::function<EtcdStatusView()> etcdStatus;
 };
 
 // The file on the data volume that holds the member ID a learner was added with: what etcd
@@ -83,6 +91,9 @@ std::uint64_t local_tag(std::uint64_t kind, std::uint64_t seq);
 // A Maintenance Status call carrying `id` as its client_id (the heartbeat, the leading loop,
 // the snapshotter's probe).
 std::shared_ptr<MessageBody> status_request(std::uint64_t id);
+// A Cluster API member call (list, add-learner, promote, remove) carrying `id` as its client_id.
+std::shared_ptr<MessageBody> member_request(etcd::MemberOp op, raft::PeerId target,
+                                            std::uint64_t id);
 
 class BackupRestore final : public Process {
  public:
@@ -123,6 +134,7 @@ class BackupRestore final : public Process {
     bool configured = false;
     bool readable = true;
     bool empty = true;
+    bool has_deltas = false;  // deltas follow the latest full snapshot
     std::int64_t latest_revision = 0;
   };
   // backup_restore.cpp: the server and Initialize.
@@ -136,6 +148,12 @@ class BackupRestore final : public Process {
   void add_learner_attempt(Env& env, raft::PeerId id, sidecar::Backoff backoff, bool repair);
   void remove_self(Env& env, sidecar::Backoff backoff);
   void finish_init(Env& env, bool ok, std::string_view why);
+  sidecar::DataDirStatus validate_data_dir(Env& env, const SnapstoreView& store) const;
+  // backup_restore_proposal.cpp: the seed's initialization table, and the superfluous members.
+  void proposal_initialize(Env& env);
+  void proposal_decide(Env& env, const EtcdStatusView& status, const SnapstoreView& store);
+  void proposal_act(Env& env, const proposal::InitAction& action);
+  void remove_superfluous(Env& env);
   // backup_restore_restore.cpp: the store in Initialize, and the restore.
   void read_snapstore(Env& env, std::function<void(Env&, const SnapstoreView&)> done);
   void decide(Env& env, sidecar::MemberListRead list, sidecar::MemberLeaseRead lease,
@@ -239,6 +257,13 @@ class BackupRestore final : public Process {
     std::string lastError;  // why the last snapshot failed
   } snap_;
   sidecar::ExponentialBackoff probeBackoff_;  // backoffConfig: lives as long as the server
+  // Proposal mode: the configuration the last Initialize generated for etcd (its state, and an
+  // initial-cluster of one for init case 7 with nothing to restore; 0: the ConfigMap's), and a
+  // full snapshot owed after case 7 replayed deltas.
+  std::optional<sidecar::ClusterState> proposalState_;
+  int proposalInitialCluster_ = 0;
+  bool fullSnapshotOwed_ = false;
+  std::string lastInitCase_;  // the last decision traced (case, members, ready, clusterSize)
 };
 
 }  // namespace hasim::druid

@@ -74,6 +74,9 @@ void BackupRestore::leading_poll(Env& env) {
     }
     if (step.effects.stopped_leading) stop_snapshotter(e);
     if (step.effects.started_leading) start_snapshotter(e);
+    if (leading_ == sidecar::LeadingState::Leader && config_.mode == DruidMode::proposal) {
+      remove_superfluous(e);
+    }
     if (step.effects.promote) return promote(e);
     e.set_timer(config_.reelectionPeriod, tags_.tag(local_tag(kLeading, 0)));
   });

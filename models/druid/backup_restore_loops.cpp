@@ -12,14 +12,14 @@
 
 namespace hasim::druid {
 
-namespace {
-
 std::shared_ptr<MessageBody> member_request(etcd::MemberOp op, raft::PeerId target,
                                             std::uint64_t id) {
   auto request = std::make_shared<etcd::MemberRequest>(op, target, nullptr);
   request->client_id = id;
   return request;
 }
+
+namespace {
 
 const etcd::MemberInfo* find_member(const std::vector<etcd::MemberInfo>& members,
                                     const std::string& name) {

@@ -27,6 +27,7 @@ void BackupRestore::read_snapstore(Env& env, std::function<void(Env&, const Snap
     view.readable = listed.ok;
     const LatestSnapshots latest = latest_full_and_deltas(listed.listed);
     view.empty = listed.listed.empty();
+    view.has_deltas = latest.full.has_value() && !latest.deltas.empty();
     if (!latest.deltas.empty()) {
       view.latest_revision = latest.deltas.back().last_revision;
     } else if (latest.full.has_value()) {

@@ -85,6 +85,7 @@ void BackupRestore::snapshot_probe(Env& env) {
 }
 
 bool BackupRestore::full_snapshot_required(Env& env) const {
+  if (fullSnapshotOwed_) return true;  // proposal init case 7 replayed deltas
   const SnapshotterSettings& settings = *config_.backup;
   const std::optional<sidecar::CronSchedule> schedule =
       sidecar::parse_cron(settings.fullSnapshotSchedule);
@@ -122,6 +123,7 @@ void BackupRestore::substitute_full_snapshot(Env& env) {
     if (generation != snap_.generation) return;
     snap_.prevFullSucceeded = ok;
     if (!ok) return snapshot_probe(e);
+    fullSnapshotOwed_ = false;
     update_full_lease(e, [](Env&, bool) {});
     sidecar::reset_backoff(probeBackoff_);
     run_snapshotter(e);

@@ -28,6 +28,8 @@ ObjectRead read_of(const api::Response& response) {
 DruidController::DruidController(DruidControllerConfig config) : config_(std::move(config)) {
   HASIM_ASSERT(config_.etcd != nullptr && config_.etcd->replicas >= 0 && !config_.etcdName.empty());
   HASIM_ASSERT(config_.applyStatefulSet != nullptr && config_.podContainersReady != nullptr);
+  HASIM_ASSERT(!proposal() || (config_.statefulSet != nullptr && config_.deletePod != nullptr &&
+                               config_.budgetChanged != nullptr));
 }
 
 DruidController::~DruidController() = default;
@@ -59,6 +61,7 @@ void DruidController::reconcile(Env& env) {
     env.trace(trace_kind::kSpecReconcileSkipped, {{"generation", etcd.generation}});
     return;
   }
+  if (proposal() && reconciled_ && proposal_reconcile(env)) return;
   std::vector<std::string> leases;
   for (int ordinal = 0; ordinal < etcd.replicas; ++ordinal) leases.push_back(member_name(ordinal));
   if (config_.backup.has_value()) {
@@ -77,7 +80,15 @@ void DruidController::sync_config_and_set(const Round& round) {
   HASIM_ASSERT(round.replicas >= 0 && round.generation == config_.etcd->generation);
   EtcdResource& etcd = *config_.etcd;
   etcd.configMapClusterSize = round.replicas;
-  config_.applyStatefulSet(round.replicas, template_revision(config_.etcdName, etcd),
+  // The seed's clusterSize before bootstrap is spec.replicas, written before the set exists
+  // (the sidecars' initialization table reads it).
+  if (proposal() && members_.empty() && round.replicas > 0) {
+    clusterSize_ = round.replicas;
+    etcd.status.clusterSize = round.replicas;
+  }
+  appliedRevision_ = template_revision(config_.etcdName, etcd);
+  appliedImage_ = etcd.image;
+  config_.applyStatefulSet(round.replicas, appliedRevision_,
                            etcd.unpullableImages.contains(etcd.image));
   reconciled_ = true;
 }
@@ -113,11 +124,21 @@ void DruidController::status_step(Env& env) {
   statusBusy_ = true;
   auto reads = std::make_shared<StatusReads>();
   reads->replicas = config_.etcd->replicas;
-  reads->members.resize(reads->replicas);
+  reads->ordinals = reads->replicas;
+  // The table also judges entries beyond spec.replicas (a scale-down's, case 13) and a set
+  // that is still larger.
+  if (proposal()) {
+    reads->ordinals = std::max(reads->ordinals, config_.statefulSet().replicas);
+    for (const EtcdMemberStatus& m : members_) {
+      const int ordinal = std::stoi(m.name.substr(config_.etcdName.size() + 1));
+      reads->ordinals = std::max(reads->ordinals, ordinal + 1);
+    }
+  }
+  reads->members.resize(reads->ordinals);
   const bool backup = config_.backup.has_value();
-  reads->pending = reads->replicas + (backup ? 2 : 0);
+  reads->pending = reads->ordinals + (backup ? 2 : 0);
   if (reads->pending == 0) return write_status(env, *reads);
-  for (int ordinal = 0; ordinal < reads->replicas; ++ordinal) read_lease(env, ordinal, reads);
+  for (int ordinal = 0; ordinal < reads->ordinals; ++ordinal) read_lease(env, ordinal, reads);
   if (!backup) return;
   read_snapshot_lease(env, config_.backup->fullSnapshotLease, true, reads);
   read_snapshot_lease(env, config_.backup->deltaSnapshotLease, false, reads);
@@ -207,6 +228,11 @@ void DruidController::trace_members(Env& env, const std::vector<EtcdMemberStatus
 void DruidController::write_status(Env& env, const StatusReads& reads) {
   const LocalTime now = env.now();
   auto status = std::make_shared<EtcdStatus>();
+  status->computed = now;
+  if (proposal()) {
+    proposal_status(env, reads, *status);
+    return patch_status(env, std::move(status), false);
+  }
   status->members = compute_member_statuses(reads.members, members_, now, config_.thresholds);
   std::vector<ConditionResult> results{check_all_members_ready(status->members, reads.replicas),
                                        check_ready(status->members),
@@ -214,7 +240,6 @@ void DruidController::write_status(Env& env, const StatusReads& reads) {
   // Checked also while hibernated, where the builder keeps only its status (NotChecked).
   if (const auto backup = backup_ready(reads, now)) results.push_back(backup->result);
   status->conditions = build_conditions(results, conditions_, reads.replicas, now);
-  status->computed = now;
   patch_status(env, std::move(status), false);
 }
 
@@ -236,6 +261,7 @@ void DruidController::patch_status(Env& env, std::shared_ptr<EtcdStatus> status,
 }
 
 void DruidController::commit_status(Env& env, EtcdStatus& status) {
+  if (proposal()) publish_status(status);
   trace_members(env, status.members);
   members_ = std::move(status.members);
   for (const Condition& c : status.conditions) {
@@ -252,6 +278,7 @@ void DruidController::commit_status(Env& env, EtcdStatus& status) {
                                        {"reason", std::string(name(c.reason))}});
   }
   conditions_ = std::move(status.conditions);
+  clusterSize_ = status.cluster_size;
 }
 
 void DruidController::on_message(Env& env, ProcessId, const Message& message) {

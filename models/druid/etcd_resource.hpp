@@ -8,11 +8,31 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "sim/env.hpp"
 
 namespace hasim::druid {
+
+// Which etcd-druid the scenario runs: `upstream` as gardener ships it, or `proposal`, the seed's
+// design (seed 004: druid's decision table, the sidecar's initialization table, automatic
+// quorum-loss recovery, a PDB that follows BackupReady, spec roll-outs only when healthy).
+enum class DruidMode : std::uint8_t { upstream, proposal };
+
+// status.members and status.clusterSize as the API server last took them from druid: what a
+// proposal-mode sidecar reads at initialization (after a GET of the Etcd) and what its leading
+// sidecar compares etcd's member list with.
+struct EtcdStatusView {
+  struct Member {
+    std::string name;  // the pod: "etcd-main-0"
+    std::string id;    // the member ID from the Lease's holderIdentity, hex
+    bool ready = false;
+  };
+  std::int32_t clusterSize = 0;
+  std::vector<Member> members;
+};
 
 struct EtcdResource {
   std::int32_t replicas = 0;    // spec.replicas
@@ -32,6 +52,11 @@ struct EtcdResource {
   // Tags the image registry cannot serve (a fact of the world, not of the spec): a pod of such
   // a template never starts (ImagePullBackOff).
   std::set<std::string> unpullableImages;
+  DruidMode mode = DruidMode::upstream;
+  EtcdStatusView status;  // written by druid in proposal mode only
+  // The PodDisruptionBudget's minAvailable as druid last wrote it in proposal mode (nullopt:
+  // no PDB, a single-node cluster); upstream derives it from spec.replicas alone.
+  std::optional<std::int32_t> proposalMinAvailable;
 };
 
 // The StatefulSet template's revision for `etcd`'s image and ConfigMap: "etcd-main-v3.5.15-c3"

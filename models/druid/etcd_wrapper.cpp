@@ -76,9 +76,11 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
   // A fresh bootstrap takes --initial-cluster from the ConfigMap as it is now, which differs
   // from the cluster hasim built when the Etcd was created or woken at another size.
   const bool fresh = answer.state == sidecar::ClusterState::New && config.dataDirLost;
-  if (fresh && config_.clusterSize &&
-      config_.clusterSize() != static_cast<int>(config.members.size()) &&
-      !widen_initial_cluster(env, config, answer.member_id)) {
+  const int size = answer.initial_cluster_size > 0 ? answer.initial_cluster_size
+                   : config_.clusterSize           ? config_.clusterSize()
+                                                   : static_cast<int>(config.members.size());
+  if (fresh && size != static_cast<int>(config.members.size()) &&
+      !widen_initial_cluster(env, config, answer.member_id, size)) {
     return env.exit(1);
   }
   env.trace(trace_kind::kEtcdStart, {{"pod", config_.pod->pod},
@@ -93,8 +95,8 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
 // numbers an added member's ID after every ID in use, so a bootstrap ID may already be another
 // pod's; etcd's hashed IDs never collide, so hasim refuses that start (traced) rather than confuse
 // two.
-bool EtcdWrapper::widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id) {
-  const int size = config_.clusterSize ? config_.clusterSize() : 0;
+bool EtcdWrapper::widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id,
+                                        int size) {
   HASIM_ASSERT(config.directory != nullptr);
   HASIM_ASSERT(config_.ordinalEtcds.size() == config_.ordinalNames.size());
   const bool fits = size >= 0 && static_cast<std::size_t>(size) <= config_.ordinalEtcds.size() &&

@@ -77,7 +77,7 @@ class EtcdWrapper final : public Process {
   void on_status(Env& env, InitStatus status);
   void ask_config(Env& env);
   void start_etcd(Env& env, const EtcdConfigResponse& config);
-  bool widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id);
+  bool widen_initial_cluster(Env& env, etcd::EtcdConfig& config, raft::PeerId id, int size);
   void query_ready(Env& env);
   void ready_answer(Env& env, bool ok);
   bool is_mine(const MessageBody& body) const;

@@ -48,6 +48,9 @@ struct EtcdConfigResponse final : MessageBody {
   std::string_view type() const override { return "br-config-response"; }
   std::uint64_t member_id = 0;
   sidecar::ClusterState state = sidecar::ClusterState::New;
+  // len(--initial-cluster) for a fresh start; 0: the ConfigMap's (proposal init case 7 with no
+  // backup starts a one-member cluster of its own peer URL).
+  int initial_cluster_size = 0;
 };
 
 }  // namespace hasim::druid

@@ -327,8 +327,12 @@ std::optional<int> cluster_size_update(const DruidObservation& o) {
   int want = o.current_cluster_size;
   if (o.members_total == 0) {
     want = o.desired_cluster_size;  // before bootstrapping
-  } else if (o.ready == Tri::True) {
-    want = o.members_total;  // quorate: follow the member list (scale-up joins, row 13)
+  } else if (o.ready == Tri::True && o.members_total == o.sts_desired_replicas) {
+    // Quorate: follow the member list (scale-up joins, row 13) once every pod of the set has
+    // its entry. The seed says "whenever the length of the array changes"; followed at every
+    // change, a bootstrap whose last pod starts late would shrink clusterSize to the members
+    // so far, and that pod would then find itself beyond the cluster (no init row).
+    want = o.members_total;
   }
   if (want == o.current_cluster_size) return std::nullopt;
   HASIM_ASSERT(want >= 0);

@@ -192,7 +192,8 @@ DruidAction decide(const DruidObservation& obs);
 // ---- Rules outside the table ---------------------------------------------------------------
 
 // status.clusterSize upkeep (seed "ClusterSize"): with no member entries (before bootstrap) it
-// becomes spec.replicas; while the cluster is quorate it follows len(status.members).
+// becomes spec.replicas; while the cluster is quorate it follows len(status.members) once
+// every pod of the StatefulSet has its entry.
 // nullopt when it is already right or neither rule applies.
 std::optional<int> cluster_size_update(const DruidObservation& obs);
 

@@ -207,6 +207,20 @@ InitAction action(InitCase c, const InitObservation& obs) {
 
 InitAction decide(const InitObservation& obs) { return action(next_case(obs), obs); }
 
+bool scale_up_member(const InitObservation& obs) {
+  HASIM_ASSERT(consistent(obs));
+  return next_case(obs) == InitCase::Unclassified && !obs.status_has_self && !obs.data_valid &&
+         !obs.wal_has_metadata && quorate(obs) && obs.members_total >= obs.cluster_size;
+}
+
+InitAction scale_up_join(const InitObservation& obs) {
+  HASIM_ASSERT(scale_up_member(obs));
+  InitAction a = configured(InitCase::Unclassified, obs, InitialClusterState::Existing);
+  a.add_self = true;
+  a.data = joining_data(obs);
+  return a;
+}
+
 int seed_case_number(InitCase c) {
   if (c == InitCase::Unclassified) return 0;
   return static_cast<int>(c) + 1;  // the enum is declared in table order

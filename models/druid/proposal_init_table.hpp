@@ -102,4 +102,12 @@ struct InitAction {
 InitAction action(InitCase c, const InitObservation& obs);
 InitAction decide(const InitObservation& obs);  // action(next_case(obs), obs)
 
+// Not in the seed: a pod that druid case 11 added. At its first start status.clusterSize is
+// still the old size n (it follows len(status.members) only once they join), the status lists
+// n Ready members and not this one, and the pod has no data: no row matches (case 2 needs
+// m < n and no backup, case 8 m < n). hasim joins it as case 8 does (add self, state existing)
+// and says so in the trace; without this a proposal-mode cluster could never scale up.
+bool scale_up_member(const InitObservation& obs);
+InitAction scale_up_join(const InitObservation& obs);  // requires scale_up_member(obs)
+
 }  // namespace hasim::druid::proposal

@@ -40,10 +40,34 @@ inline constexpr std::string_view kRunbook = "druid-runbook";
 // annotation (reconcile_spec.go shouldReconcileSpec, event SpecReconciliationSkipped).
 inline constexpr std::string_view kSpecReconcileSkipped = "druid-spec-reconcile-skipped";
 
-inline constexpr std::array kAll{
-    kEtcdStart,   kEtcdReadyz,  kEtcdConfigFailed, kInitDecision,
-    kInitDone,    kMemberCall,  kLeading,          kSnapshot,
-    kSnapshotter, kRestore,     kMemberStatus,     kCondition,
-    kSpecUpdate,  kSpecRefused, kRunbook,          kSpecReconcileSkipped};
+// Proposal mode (seed 004). etcd-druid applied one case of its decision table (the seed's
+// case number, its name, the steps); a spec change that rolls the pods waited for full
+// health or went out; the PDB's minAvailable changed.
+inline constexpr std::string_view kDruidCase = "druid-case";
+inline constexpr std::string_view kSpecRollout = "druid-spec-rollout";
+inline constexpr std::string_view kPdb = "druid-pdb";
+// A sidecar's initialization table: the case it observed and what it does.
+inline constexpr std::string_view kInitCase = "druid-br-init-case";
+
+inline constexpr std::array kAll{kEtcdStart,
+                                 kEtcdReadyz,
+                                 kEtcdConfigFailed,
+                                 kInitDecision,
+                                 kInitDone,
+                                 kMemberCall,
+                                 kLeading,
+                                 kSnapshot,
+                                 kSnapshotter,
+                                 kRestore,
+                                 kMemberStatus,
+                                 kCondition,
+                                 kSpecUpdate,
+                                 kSpecRefused,
+                                 kRunbook,
+                                 kSpecReconcileSkipped,
+                                 kDruidCase,
+                                 kSpecRollout,
+                                 kPdb,
+                                 kInitCase};
 
 }  // namespace hasim::druid::trace_kind

@@ -33,7 +33,8 @@ etcd::EtcdConfig druid_etcd_config(const DruidSpec& spec, const World& world,
 }
 
 workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec,
-                                            const druid::EtcdResource& etcd) {
+                                            const std::shared_ptr<druid::EtcdResource>& resource) {
+  const druid::EtcdResource& etcd = *resource;
   workloads::StatefulSetTemplate set;
   set.name = spec.name;
   set.spec.replicas = 0;  // until druid creates the set
@@ -56,8 +57,12 @@ workloads::StatefulSetTemplate stateful_set(const DruidSpec& spec,
                    : workloads::DataVolume::emptyDir;
   set.volumeName = std::string(etcd::EtcdMember::kVolume);
   set.labels = {{"app.kubernetes.io/name", spec.name}};
-  // poddisruptionbudget.go: minAvailable a majority of the replicas (0 for one member).
-  set.budgetMinAvailable = [](int replicas) { return druid::pdb_min_available(replicas); };
+  // poddisruptionbudget.go: minAvailable a majority of the replicas (0 for one member). The
+  // proposal's druid writes its own (no PDB, i.e. nothing blocks, for a single node).
+  set.budgetMinAvailable = [resource](int replicas) {
+    if (resource->mode == druid::DruidMode::upstream) return druid::pdb_min_available(replicas);
+    return resource->proposalMinAvailable.value_or(0);
+  };
   if (spec.antiAffinity != DruidAntiAffinity::none) {
     set.requiredAntiAffinity.push_back(cluster::AntiAffinityTerm{
         set.labels,
@@ -97,6 +102,27 @@ ProcessId add_druid_controller(World& world, const Scenario& scenario,
     pods->roll(revision, pullFails);  // a no-op for an unchanged template
     if (pods->replicas() != replicas) pods->scale(replicas);
   };
+  const int ordinals = std::max(spec.replicas, spec.maxReplicas);
+  config.statefulSet = [pods, ordinals] {
+    druid::StatefulSetView view;
+    view.replicas = pods->replicas();
+    for (int ordinal = 0; ordinal < ordinals; ++ordinal) {
+      const auto pod = pods->pod(ordinal);
+      if (!pod.has_value()) continue;
+      view.anyPod = true;
+      view.readyReplicas += pod->ready && ordinal < view.replicas ? 1 : 0;
+    }
+    return view;
+  };
+  // The API server takes the deletion; the kubelet acts on it after druid's call returns.
+  config.deletePod = [&world, pods](int ordinal) {
+    world.at(world.now(), [pods, ordinal] {
+      if (pods->pod(ordinal).has_value()) pods->delete_pod(ordinal, "etcd-druid");
+    });
+  };
+  config.budgetChanged = [pods] { pods->budget_changed(); };
+  config.proposal.unknownGracePeriod = spec.unknownGracePeriod;
+  config.proposal.notReadyGracePeriod = spec.notReadyGracePeriod;
   config.podContainersReady = [pods](int ordinal) {
     const auto pod = pods->pod(ordinal);
     if (!pod.has_value()) return druid::PodContainersReady::kPodNotFound;
@@ -191,11 +217,14 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
   auto resource = std::make_shared<druid::EtcdResource>();
   resource->replicas = spec.replicas;
   resource->configMapClusterSize = spec.replicas;
+  resource->mode = spec.mode;
+  if (spec.mode == druid::DruidMode::proposal && spec.replicas > 1) {
+    resource->proposalMinAvailable = spec.replicas / 2 + 1;  // druid's first PDB
+  }
   std::vector<workloads::WorkerNode> workers;
   for (const std::string& name : spec.workers) workers.push_back(workloads::WorkerNode{name});
-  auto runtime = std::make_shared<workloads::StatefulPods>(world, stateful_set(spec, *resource),
-                                                           std::move(workers),
-                                                           std::move(containers), spec.timings);
+  auto runtime = std::make_shared<workloads::StatefulPods>(
+      world, stateful_set(spec, resource), std::move(workers), std::move(containers), spec.timings);
   world.trace().add_observer(runtime.get());
   world.keep_alive(runtime);
   const workloads::StatefulPods* pods = runtime.get();
@@ -217,6 +246,9 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     sidecar.apiserver = druid_in_cluster_client(cp, o.pod->pod + "/backup-restore");
     sidecar.leaseNamespace = spec.namespace_;
     if (store.has_value()) sidecar.backup = snapshotter_settings(spec, *store);
+    sidecar.mode = spec.mode;
+    sidecar.etcdName = spec.name;
+    sidecar.etcdStatus = [resource] { return resource->status; };
   }
   const ProcessId druid = add_druid_controller(world, scenario, runtime, resource);
   if (spec.writeRate > 0) {

@@ -79,7 +79,9 @@ void read_scale(Context& c, const Json& f, const std::string& path, FaultSpec& s
 void edit_replicas(World& world, druid::EtcdResource& etcd, ProcessId druid_process,
                    std::int32_t replicas, const std::string& name) {
   const std::int32_t before = etcd.replicas;
-  if (!druid::replicas_update_allowed(before, replicas)) {
+  // The seed's Etcd has no such rule: it scales down (druid case 12).
+  const bool proposal = etcd.mode == druid::DruidMode::proposal;
+  if (!proposal && !druid::replicas_update_allowed(before, replicas)) {
     world.trace_fault(druid::trace_kind::kSpecRefused, "",
                       {{"etcd", name},
                        {"replicas", std::int64_t{replicas}},

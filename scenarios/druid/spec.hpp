@@ -44,8 +44,12 @@ struct DruidSpec {
   std::vector<std::string> workers;  // the nodes pods may run on
   std::string druidNode;             // default: the first control-plane node
   workloads::RuntimeTimings timings;
-  std::optional<DruidBackupStore> backup;  // "backup"
-  std::int64_t writeRate = 0;              // "writeRate": client writes per second
+  std::optional<DruidBackupStore> backup;              // "backup"
+  std::int64_t writeRate = 0;                          // "writeRate": client writes per second
+  druid::DruidMode mode = druid::DruidMode::upstream;  // "mode"
+  // "proposal": {"unknownGracePeriod": "5m", "notReadyGracePeriod": "2m"} (mode proposal only)
+  Duration unknownGracePeriod = minutes(5);
+  Duration notReadyGracePeriod = minutes(2);
 };
 
 // What the system leaves in the BuildState for its fault kinds.

@@ -23,6 +23,7 @@ using scenario_loader::Context;
 
 const std::vector<std::string> kStorageNames{"persistent", "emptyDir"};
 const std::vector<std::string> kAntiAffinityNames{"none", "hostname", "zone"};
+const std::vector<std::string> kModeNames{"upstream", "proposal"};
 // StatefulSet pods get ordinals; hasim provisions processes for each, so it bounds them.
 constexpr std::int64_t kMaxReplicas = kDruidMaxOrdinals;
 
@@ -70,6 +71,28 @@ bool read_max_replicas(Context& c, const Json& value, const std::string& path, D
   return true;
 }
 
+// "mode" and, for the proposal, its grace periods (druid cases 7 and 9).
+bool read_mode(Context& c, const Json& value, const std::string& path, DruidSpec& spec) {
+  bool ok = scenario_loader::read_choice(c, value, path, "mode", kModeNames, spec.mode);
+  const Json* proposal = JsonReader::field(value, "proposal");
+  if (proposal == nullptr || !ok) return ok;
+  const std::string at = JsonReader::key_path(path, "proposal");
+  if (spec.mode != druid::DruidMode::proposal) {
+    c.reader.error(at,
+                   "the grace periods belong to the seed's proposal: set \"mode\": "
+                   "\"proposal\" or remove \"proposal\"");
+    return false;
+  }
+  if (!c.reader.object(*proposal, at, scenario_loader::keys("druidProposal"), "the proposal")) {
+    return false;
+  }
+  ok = scenario_loader::read_duration_field(c.reader, *proposal, at, "unknownGracePeriod",
+                                            DurationSign::positive, spec.unknownGracePeriod);
+  return scenario_loader::read_duration_field(c.reader, *proposal, at, "notReadyGracePeriod",
+                                              DurationSign::positive, spec.notReadyGracePeriod) &&
+         ok;
+}
+
 void read_druid(Context& c, const Json& value, const std::string& path) {
   JsonReader& r = c.reader;
   if (!r.object(value, path, scenario_loader::keys("etcdDruid"), "the etcdDruid section")) return;
@@ -93,6 +116,7 @@ void read_druid(Context& c, const Json& value, const std::string& path) {
                                     spec.antiAffinity) &&
        ok;
   ok = read_workers(c, value, path, spec) && ok;
+  ok = read_mode(c, value, path, spec) && ok;
   ok = read_druid_backup(c, value, path, spec) && ok;
   if (const Json* rate = JsonReader::field(value, "writeRate")) {
     const auto n = r.integer(*rate, JsonReader::key_path(path, "writeRate"), 0, 10'000);
@@ -209,7 +233,8 @@ const ScenarioSystem& druid_scenario_system() {
     s.section = DruidSpec::kSection;
     s.key_sets = {{"etcdDruid",
                    {"name", "namespace", "replicas", "maxReplicas", "storage", "antiAffinity",
-                    "workers", "druidNode", "backup", "writeRate"}},
+                    "workers", "druidNode", "backup", "writeRate", "mode", "proposal"}},
+                  {"druidProposal", {"unknownGracePeriod", "notReadyGracePeriod"}},
                   {"fault:druid-volume-loss", {"at", "kind", "pod"}},
                   druid_backup_key_set(),
                   druid_backup_store_down_key_set(),
@@ -238,7 +263,7 @@ const ScenarioSystem& druid_scenario_system() {
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());
     s.trace_kinds.insert(s.trace_kinds.end(), workloads::trace_kind::kAll.begin(),
                          workloads::trace_kind::kAll.end());
-    s.dictionary = {"persistent", "emptyDir", "hostname", "zone", "etcd-main-0"};
+    s.dictionary = {"persistent", "emptyDir", "hostname", "zone", "etcd-main-0", "proposal"};
     return s;
   }();
   return system;

@@ -130,6 +130,8 @@ class StatefulPods final : public TraceObserver {
   // zone of the pod's next node). Returns how many claims went.
   int delete_claims();
 
+  // The budget's owner changed minAvailable: the disruption controller syncs it again.
+  void budget_changed() { sync_budget(); }
   std::optional<PodView> pod(int ordinal) const;
   int replicas() const { return set_.spec.replicas; }
   // The Ready pods' processes of container `container`: a Service's ready endpoints.

@@ -300,8 +300,14 @@ TEST_CASE("druid clusterSize: spec.replicas before bootstrap, member count while
   fresh.desired_cluster_size = 3;
   CHECK(cluster_size_update(fresh) == 3);
   auto joined = healthy(3);
-  joined.members_total = 5;  // two scale-up members joined
+  joined.members_total = 4;  // one of two scale-up members joined
+  joined.members_ready = 4;
+  joined.sts_desired_replicas = 5;
+  joined.sts_ready_replicas = 4;
+  CHECK(cluster_size_update(joined) == std::nullopt);  // not every pod has its entry yet
+  joined.members_total = 5;
   joined.members_ready = 5;
+  joined.sts_ready_replicas = 5;
   CHECK(cluster_size_update(joined) == 5);
   joined.ready = Tri::False;
   CHECK(cluster_size_update(joined) == std::nullopt);

@@ -88,6 +88,10 @@ Json document_with_keys(const std::string& set, const std::set<std::string>& key
   } else if (kind == "druidBackup") {
     doc["controlPlane"] = {{"nodes", Json::array({"n1"})}};
     doc["etcdDruid"] = {{"workers", Json::array({"n2"})}, {"backup", object}};
+  } else if (kind == "druidProposal") {
+    doc["controlPlane"] = {{"nodes", Json::array({"n1"})}};
+    doc["etcdDruid"] = {
+        {"workers", Json::array({"n2"})}, {"mode", "proposal"}, {"proposal", object}};
   } else if (kind == "link") {
     doc["network"] = {{"links", Json::array({object})}};
   } else if (kind == "fault") {
