@@ -90,7 +90,10 @@ void BackupRestore::serve_config(Env& env) {
 void BackupRestore::initialize(Env& env, ValidationMode mode) {
   HASIM_ASSERT(!initializing_);
   initializing_ = true;
-  (void)mode;  // hasim's data never tears or rots: full and sanity validation agree
+  // hasim's files never tear; a db that fails bbolt's check (druid-data-corrupt) is what only
+  // the full validation finds.
+  initMode_ = mode;
+  if (!has_etcd_data(env)) config_.pod->dataCorrupt = false;  // the corrupt files are gone
   initClusterSize_ = mounted_cluster_size();
   if (config_.mode == DruidMode::proposal) return proposal_initialize(env);
   if (initClusterSize_ == 1) {
@@ -135,6 +138,10 @@ sidecar::DataDirStatus BackupRestore::validate_data_dir(Env& env,
   input.sanity = sidecar::sanity_check(sanity);
   input.original_cluster_size = initClusterSize_;
   input.backup_bucket_empty = !store.configured || store.empty;
+  if (initMode_ == ValidationMode::full) {
+    const bool corrupt = config_.pod->dataCorrupt && has_etcd_data(env);
+    input.full_mode = corrupt ? sidecar::CorruptionCheck::Corrupt : sidecar::CorruptionCheck::Clean;
+  }
   return sidecar::validate(input);
 }
 
@@ -193,6 +200,7 @@ void BackupRestore::finish_init(Env& env, bool ok, std::string_view why) {
 // The data directory (<data-dir>, i.e. every file of etcd's) goes; the wrapper's exit-code
 // file lives beside it and stays.
 void BackupRestore::wipe_data_dir(Env& env) {
+  config_.pod->dataCorrupt = false;
   for (const std::string& file : env.files(etcd::EtcdMember::kVolume)) {
     if (file != kExitCodeFile) env.remove(etcd::EtcdMember::kVolume, file);
   }

@@ -218,6 +218,7 @@ class BackupRestore final : public Process {
   TagSpace tags_;
   int originalClusterSize_ = 1;  // at the server's start (backuprestoreserver.go Run)
   int initClusterSize_ = 1;      // at the Initialize under way (IsMultiNode)
+  ValidationMode initMode_ = ValidationMode::full;  // the wrapper's choice for it
   std::unique_ptr<api::ApiClient> api_;
   InitStatus status_ = InitStatus::New;
   bool initializing_ = false;

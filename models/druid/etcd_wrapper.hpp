@@ -34,6 +34,10 @@ struct PodContainers {
   ProcessId etcd = 0;           // the etcd container (this wrapper)
   ProcessId backupRestore = 0;  // the sidecar
   bool etcdReady = false;       // the wrapper's last readiness query succeeded
+  // The data directory's db fails bbolt's consistency check (the druid-data-corrupt fault):
+  // a property of the files on the volume, so it lasts while they do. A full validation
+  // reports it (DataDirectoryCorrupt); the sidecar's wipe ends it.
+  bool dataCorrupt = false;
 };
 
 struct EtcdWrapperConfig {

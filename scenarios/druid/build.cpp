@@ -257,7 +257,8 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     world.add_process(*world.find_node(druid_node(scenario)), "etcd-client",
                       [writer] { return std::make_unique<druid::ServiceWriter>(writer); });
   }
-  DruidWiring wiring{runtime, resource, druid, store, std::nullopt};
+  DruidWiring wiring{runtime, resource, druid, store, std::nullopt, {}};
+  for (const DruidOrdinal& o : setup) wiring.containers.push_back(o.pod);
   wiring.runbook = add_druid_runbook(world, scenario, wiring);
   built.set(std::move(wiring));
 }

@@ -25,6 +25,7 @@ FaultKind druid_image_update_fault_kind();
 FaultKind druid_crash_loop_fault_kind();
 // One member's PersistentVolume lost (volume_loss_fault.cpp).
 FaultKind druid_volume_loss_fault_kind();
+FaultKind druid_data_corrupt_fault_kind();
 // Schedules `action` on the Etcd's pods at the fault's time, for the ordinal of its "pod".
 void at_druid_pod(World& world, const Scenario& scenario, const FaultSpec& fault,
                   const BuildState& built,

@@ -12,6 +12,10 @@
 
 namespace hasim {
 
+namespace druid {
+struct PodContainers;
+}
+
 enum class DruidStorage : std::uint8_t { persistent, emptyDir };
 enum class DruidAntiAffinity : std::uint8_t { none, hostname, zone };
 
@@ -60,6 +64,7 @@ struct DruidWiring {
   ProcessId druid = 0;                        // etcd-druid, told of each spec change
   std::optional<ProcessId> store;             // the object store, with a backup
   std::optional<ProcessId> runbook;           // kubectl, with a druid-quorum-loss-runbook
+  std::vector<std::shared_ptr<druid::PodContainers>> containers;  // by ordinal
 };
 
 // "etcd-main-0.etcd": the process of container `container` of pod `ordinal` (a pod's

@@ -236,6 +236,7 @@ const ScenarioSystem& druid_scenario_system() {
                     "workers", "druidNode", "backup", "writeRate", "mode", "proposal"}},
                   {"druidProposal", {"unknownGracePeriod", "notReadyGracePeriod"}},
                   {"fault:druid-volume-loss", {"at", "kind", "pod"}},
+                  {"fault:druid-data-corrupt", {"at", "kind", "pod"}},
                   druid_backup_key_set(),
                   druid_backup_store_down_key_set(),
                   {"fault:druid-pod-delete", {"at", "kind", "pod"}},
@@ -258,6 +259,7 @@ const ScenarioSystem& druid_scenario_system() {
                      druid_scale_fault_kind(),
                      druid_backup_store_down_fault_kind(),
                      druid_volume_loss_fault_kind(),
+                     druid_data_corrupt_fault_kind(),
                      druid_runbook_fault_kind()};
     s.cross_check = druid_check_max_replicas;
     s.trace_kinds.assign(druid::trace_kind::kAll.begin(), druid::trace_kind::kAll.end());

@@ -77,7 +77,7 @@ TEST_CASE("fault kinds are found by their registered names", "[scenario]") {
     REQUIRE(kind != nullptr);
     CHECK(kind->name == name);
   }
-  CHECK(hasim::fault_kind_names().size() == 38);
+  CHECK(hasim::fault_kind_names().size() == 39);
   CHECK(hasim::find_fault_kind("druid-pod-delete") != nullptr);
   CHECK(hasim::find_fault_kind("apiserver-unavailable") != nullptr);
   CHECK(hasim::find_fault_kind("drop-connections") != nullptr);
