@@ -4,44 +4,13 @@
 
 #include "hasim_version.hpp"
 #include "reports/cloudcore_report.hpp"
+#include "reports/report_json.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json samples_json(const std::vector<Duration>& samples) {
-  std::vector<std::int64_t> ns;
-  for (Duration d : samples) ns.push_back(d.ns);
-  return ns;
-}
-
-Json durations_json(const std::vector<Duration>& samples) {
-  const DurationSummary s = summarize_durations(samples);
-  Json j = {{"count", s.count},  {"minNs", s.min.ns}, {"meanNs", s.mean.ns}, {"p50Ns", s.p50.ns},
-            {"p90Ns", s.p90.ns}, {"p99Ns", s.p99.ns}, {"maxNs", s.max.ns}};
-  if (!samples.empty()) {
-    std::vector<Duration> sorted = samples;
-    std::sort(sorted.begin(), sorted.end());
-    const DurationInterval ci = median_interval(sorted);
-    j["p50Interval95Ns"] = {ci.low.ns, ci.high.ns};
-  }
-  return j;
-}
-
-Json counts_json(const std::vector<std::int64_t>& samples) {
-  const CountSummary s = summarize_counts(samples);
-  return {{"mean", s.mean},    {"meanInterval95", {s.mean_low, s.mean_high}},
-          {"p50", s.p50},      {"p90", s.p90},
-          {"max", s.max},      {"total", s.total},
-          {"samples", samples}};
-}
-
-Json probability_json(std::uint64_t k, std::uint64_t n) {
-  const Interval ci = wilson_interval(k, n);
-  return {ci.low, ci.high};
-}
 
 Json cell_json(const CloudCoreCellResult& c) {
   return {{"cell", c.cell.name()},
@@ -50,21 +19,21 @@ Json cell_json(const CloudCoreCellResult& c) {
           {"mode", cloudcore::to_string(c.cell.mode)},
           {"trials", c.trials},
           {"notServed", c.not_served},
-          {"notServedInterval95", probability_json(c.not_served, c.trials)},
-          {"servedAgain", durations_json(c.served)},
-          {"servedSamplesNs", samples_json(c.served)},
+          {"notServedInterval95", report_json::probability_interval(c.not_served, c.trials)},
+          {"servedAgain", report_json::durations(c.served)},
+          {"servedSamplesNs", report_json::samples(c.served)},
           {"notConverged", c.not_converged},
-          {"notConvergedInterval95", probability_json(c.not_converged, c.trials)},
-          {"converged", durations_json(c.converged)},
-          {"convergedSamplesNs", samples_json(c.converged)},
-          {"resent", counts_json(c.resent)},
-          {"duplicated", counts_json(c.duplicated)},
-          {"givenUp", counts_json(c.dropped)},
+          {"notConvergedInterval95", report_json::probability_interval(c.not_converged, c.trials)},
+          {"converged", report_json::durations(c.converged)},
+          {"convergedSamplesNs", report_json::samples(c.converged)},
+          {"resent", report_json::counts(c.resent)},
+          {"duplicated", report_json::counts(c.duplicated)},
+          {"givenUp", report_json::counts(c.dropped)},
           {"dualServingTrials", c.dual_serving},
-          {"dualServingInterval95", probability_json(c.dual_serving, c.trials)},
-          {"dualServingTime", durations_json(c.dual_serving_time)},
+          {"dualServingInterval95", report_json::probability_interval(c.dual_serving, c.trials)},
+          {"dualServingTime", report_json::durations(c.dual_serving_time)},
           {"dualServingBeforeTrials", c.dual_serving_before},
-          {"dualServingTimeSamplesNs", samples_json(c.dual_serving_time)}};
+          {"dualServingTimeSamplesNs", report_json::samples(c.dual_serving_time)}};
 }
 
 std::string percent(const CloudCoreCellResult& c) {
@@ -146,20 +115,25 @@ std::vector<std::string> active_active_findings(const CloudCoreResults& r) {
     };
     std::string line = "After " + std::string(to_string(aa.cell.fault)) +
                        " behind the Service, active-active (v1.7+) served the edges again after "
-                       "a median " + median(aa) + " (hot standby v1.5: " + median(*standby) +
-                       ") and left " + unconverged(aa) + " of trials unconverged at the horizon "
-                       "(v1.5: " + unconverged(*standby) + ").";
+                       "a median " +
+                       median(aa) + " (hot standby v1.5: " + median(*standby) + ") and left " +
+                       unconverged(aa) +
+                       " of trials unconverged at the horizon "
+                       "(v1.5: " +
+                       unconverged(*standby) + ").";
     if (aa.not_converged > 0 && aa.cell.fault == CloudCoreFault::apiserver_partition) {
-      line += " Its edges stay on the replica cut off from the apiserver, which hands them "
-              "nothing new until its informers catch up after the partition heals.";
+      line +=
+          " Its edges stay on the replica cut off from the apiserver, which hands them "
+          "nothing new until its informers catch up after the partition heals.";
     } else if (aa.not_converged > 0) {
       // Seen in the traces: the pod deleted 3s after the fault, while its edge was on the
       // faulted replica, is never deleted there once the edge is back on a replica that
       // restarted after the delete.
-      line += " A replica that starts after an object was deleted never learns of it, and "
-              "v1.7-v1.9's SyncController sends no delete for an object that is gone (fixed "
-              "in v1.10): the pod deleted 3s after the fault stays on its edge "
-              "(scenarios/cloudcore/cloudcore-active-active-delete-lost.json).";
+      line +=
+          " A replica that starts after an object was deleted never learns of it, and "
+          "v1.7-v1.9's SyncController sends no delete for an object that is gone (fixed "
+          "in v1.10): the pod deleted 3s after the fault stays on its edge "
+          "(scenarios/cloudcore/cloudcore-active-active-delete-lost.json).";
     }
     out.push_back(std::move(line));
   }

@@ -8,6 +8,7 @@
 
 #include "reports/html.hpp"
 #include "reports/markdown.hpp"
+#include "reports/report_text.hpp"
 #include "reports/svg.hpp"
 #include "sim/assert.hpp"
 
@@ -16,41 +17,14 @@ namespace {
 
 std::string secs(Duration d) { return format_seconds_ms(d); }
 
-std::vector<Duration> sorted(std::vector<Duration> samples) {
-  std::sort(samples.begin(), samples.end());
-  return samples;
-}
-
-double fraction(std::uint64_t k, std::uint64_t n) {
-  return n == 0 ? 0.0 : static_cast<double>(k) / static_cast<double>(n);
-}
-
-// "12/100 (12.0% [7.0%, 19.8%])"
+using report_text::fraction;
+using report_text::sorted;
 std::string probability_text(std::uint64_t k, std::uint64_t n) {
-  return std::to_string(k) + "/" + std::to_string(n) + " (" + format_probability(fraction(k, n)) +
-         " " + format_interval(wilson_interval(k, n)) + ")";
+  return report_text::probability(k, n);
 }
-
-// "31.002 s [30.950 s, 31.100 s]": the median and its distribution-free 95% interval.
-std::string median_text(const std::vector<Duration>& samples) {
-  if (samples.empty()) return "-";
-  const std::vector<Duration> s = sorted(samples);
-  const DurationInterval ci = median_interval(s);
-  return secs(nearest_rank_quantile(s, 1, 2)) + " [" + secs(ci.low) + ", " + secs(ci.high) + "]";
-}
-
-std::string tail_text(const std::vector<Duration>& samples) {
-  if (samples.empty()) return "-";
-  const DurationSummary s = summarize_durations(samples);
-  return secs(s.p90) + " / " + secs(s.max);
-}
-
-// "2.41 [2.10, 2.72], p90 4"
-std::string count_text(const std::vector<std::int64_t>& samples) {
-  const CountSummary s = summarize_counts(samples);
-  return format_fixed(s.mean, 2) + " [" + format_fixed(s.mean_low, 2) + ", " +
-         format_fixed(s.mean_high, 2) + "], p90 " + std::to_string(s.p90);
-}
+std::string median_text(const std::vector<Duration>& s) { return report_text::median(s); }
+std::string tail_text(const std::vector<Duration>& s) { return report_text::tail(s); }
+std::string count_text(const std::vector<std::int64_t>& s) { return report_text::count(s); }
 
 std::string column_label(const CloudCoreCell& cell) {
   return std::string(to_string(cell.balancer)) + " " + std::string(cloudcore::to_string(cell.mode));

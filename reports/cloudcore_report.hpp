@@ -24,7 +24,7 @@ struct CloudCoreOptions {
   std::vector<CloudLoadBalancer> balancers{std::begin(kCloudLoadBalancers),
                                            std::end(kCloudLoadBalancers)};
   std::vector<cloudcore::CloudCoreMode> modes{std::begin(kCloudCoreStudyModes),
-                                               std::end(kCloudCoreStudyModes)};
+                                              std::end(kCloudCoreStudyModes)};
   std::uint64_t trials = 100;  // per cell
   std::uint64_t seed = 1;
   // fault-major, then load balancer, then mode: a fault's cells sit together.

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "reports/cloudcore_report.hpp"
+#include "reports/cell_study.hpp"
 #include "reports/study_flags.hpp"
 
 namespace hasim {
@@ -108,7 +109,8 @@ std::optional<int> edges_flag(const std::string& text, std::string* error) {
   return edges;
 }
 
-class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
+class CloudCoreStudy final
+    : public CellScenarioStudy<CloudCoreOptions, CloudCoreCell, CloudCoreTrial> {
  public:
   const StudyInfo& info() const override {
     static const StudyInfo info{
@@ -201,11 +203,6 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
     return std::nullopt;
   }
 
-  std::uint64_t trials_per_cell() const override { return options_.trials; }
-  std::uint64_t seed() const override { return options_.seed; }
-  std::size_t cell_count() const override { return options_.cells().size(); }
-  std::string cell_name(std::size_t cell) const override { return options_.cells()[cell].name(); }
-
   Report report() override {
     const CloudCoreResults r = summarize_cloudcore(options_, trials_);
     return {cloudcore_json(r), cloudcore_markdown(r), cloudcore_html(r)};
@@ -215,16 +212,12 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
   }
 
  protected:
-  void prepare_trials() override {
-    cells_ = options_.cells();
-    scenarios_.clear();
-    for (const CloudCoreCell& cell : cells_) {
-      scenarios_.push_back(cloudcore_study_scenario(cell, options_.settings));
-    }
+  Scenario cell_scenario(const CloudCoreCell& cell) const override {
+    return cloudcore_study_scenario(cell, options_.settings);
   }
-  CloudCoreTrial run_trial(std::size_t cell, std::uint64_t seed) const override {
-    HASIM_ASSERT(cell < cells_.size() && cells_.size() == scenarios_.size());
-    return run_cloudcore_trial(scenarios_[cell], cells_[cell], options_.settings, seed);
+  CloudCoreTrial cell_trial(const Scenario& scenario, const CloudCoreCell& cell,
+                            std::uint64_t seed) const override {
+    return run_cloudcore_trial(scenario, cell, options_.settings, seed);
   }
   const std::vector<TrialField<CloudCoreTrial>>& fields() const override {
     return cloudcore_fields();
@@ -259,10 +252,6 @@ class CloudCoreStudy final : public TrialStudy<CloudCoreTrial> {
     }
     return true;
   }
-
-  CloudCoreOptions options_;
-  std::vector<CloudCoreCell> cells_;  // built once before trials run, read by every trial
-  std::vector<Scenario> scenarios_;
 };
 
 }  // namespace

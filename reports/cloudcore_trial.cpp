@@ -338,8 +338,8 @@ CloudCoreTrial run_cloudcore_trial(const Scenario& base, const CloudCoreCell& ce
   trial.duplicated = watch.duplicated();
   trial.dropped = watch.dropped();
   if (cloudcore::is_hot_standby(cell.mode)) dual_serving_windows(single, at, trial);
-  HASIM_ASSERT(!trial.served || (trial.served_after >= Duration{} &&
-                                  trial.served_after <= settings.horizon));
+  HASIM_ASSERT(!trial.served ||
+               (trial.served_after >= Duration{} && trial.served_after <= settings.horizon));
   return trial;
 }
 

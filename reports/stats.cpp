@@ -68,9 +68,7 @@ DurationInterval median_interval(const std::vector<Duration>& sorted, double z) 
   // 1-based ranks, outward to whole ranks.
   const double low = std::floor(n / 2 - half_width);
   const double high = std::ceil(n / 2 + half_width) + 1;
-  const auto rank = [&](double r) {
-    return static_cast<std::size_t>(std::clamp(r, 1.0, n)) - 1;
-  };
+  const auto rank = [&](double r) { return static_cast<std::size_t>(std::clamp(r, 1.0, n)) - 1; };
   const DurationInterval interval{sorted[rank(low)], sorted[rank(high)]};
   HASIM_ASSERT(interval.low <= interval.high);
   return interval;

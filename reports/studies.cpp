@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/cloudcore_report.hpp"
+#include "reports/etcd_ha_report.hpp"
 #include "reports/failover_report.hpp"
 #include "reports/raft_election_report.hpp"
 #include "reports/upgrade_study.hpp"
@@ -15,6 +16,7 @@ const std::vector<StudyEntry>& studies() {
       {"failover", [] { return make_failover_study(); }},
       {"raft-election", [] { return make_raft_election_study(); }},
       {"cloudcore", [] { return make_cloudcore_study(); }},
+      {"etcd-ha", [] { return make_etcd_ha_study(); }},
   };
   return list;
 }

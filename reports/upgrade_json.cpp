@@ -226,24 +226,24 @@ std::string upgrade_json(const UpgradeResults& r) {
     add_method(s.cell, cell);
     add_store(s.cell, cell);
     OrderedJson figures = {{"trials", s.trials},
-                         {"violatingTrials", s.violating},
-                         {"probability", s.probability},
-                         {"interval95", {s.interval.low, s.interval.high}},
-                         {"violationTime", summary_json(s.violation_time)},
-                         {"violationTimeAllTrials", summary_json(s.violation_time_all)},
-                         {"firstViolation", summary_json(s.first_violation)},
-                         {"leaderChanges", s.leader_changes},
-                         {"leaderChangesMean", s.mean(s.leader_changes)},
-                         {"leaseWrites", s.lease_writes},
-                         {"leaseWritesMean", s.mean(s.lease_writes)},
-                         {"candidateWrites", s.candidate_writes},
-                         {"candidateWritesMean", s.mean(s.candidate_writes)},
-                         {"upgradeTimeTotalNs", s.total_upgrade_time.ns},
-                         {"writesPerSecond", s.writes_per_second()},
-                         {"upgradeDuration", summary_json(s.upgrade_duration)},
-                         {"leadersAtEndTrials", s.leaders_at_end},
-                         {"trialData", trial_fields_json(upgrade_trial_fields(), r.trials, begin,
-                                                         begin + r.options.trials)}};
+                           {"violatingTrials", s.violating},
+                           {"probability", s.probability},
+                           {"interval95", {s.interval.low, s.interval.high}},
+                           {"violationTime", summary_json(s.violation_time)},
+                           {"violationTimeAllTrials", summary_json(s.violation_time_all)},
+                           {"firstViolation", summary_json(s.first_violation)},
+                           {"leaderChanges", s.leader_changes},
+                           {"leaderChangesMean", s.mean(s.leader_changes)},
+                           {"leaseWrites", s.lease_writes},
+                           {"leaseWritesMean", s.mean(s.lease_writes)},
+                           {"candidateWrites", s.candidate_writes},
+                           {"candidateWritesMean", s.mean(s.candidate_writes)},
+                           {"upgradeTimeTotalNs", s.total_upgrade_time.ns},
+                           {"writesPerSecond", s.writes_per_second()},
+                           {"upgradeDuration", summary_json(s.upgrade_duration)},
+                           {"leadersAtEndTrials", s.leaders_at_end},
+                           {"trialData", trial_fields_json(upgrade_trial_fields(), r.trials, begin,
+                                                           begin + r.options.trials)}};
     for (auto& [key, value] : figures.items()) cell[key] = value;
     out_cells.push_back(std::move(cell));
   }

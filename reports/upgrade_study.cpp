@@ -43,8 +43,8 @@ std::optional<std::vector<UpgradeCell>> cells_from(const std::map<std::string, s
   const auto nodes = node_list(flag_or(f, "--nodes", "3,5"), error);
   if (!nodes) return std::nullopt;
   // The node method alone by default: the main job's figures stay what they were.
-  const auto methods = names_flag("--methods", flag_or(f, "--methods", "node"), kUpgradeMethods,
-                                  error);
+  const auto methods =
+      names_flag("--methods", flag_or(f, "--methods", "node"), kUpgradeMethods, error);
   if (!methods) return std::nullopt;
   // The ideal store alone by default, for the same reason.
   const auto stores =

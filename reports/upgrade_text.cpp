@@ -133,15 +133,17 @@ std::string methods_text(const UpgradeOptions& o) {
   }
   std::string out;
   if (kubeadm) {
-    out += " Cells named .../kubeadm upgrade in place in kubeadm's order (kube-apiserver, "
-           "kube-controller-manager, kube-scheduler, each static pod waited for until its new "
-           "version runs; the start range is the kubelet noticing a manifest), then drain the "
-           "node and upgrade its kubelet for the down range.";
+    out +=
+        " Cells named .../kubeadm upgrade in place in kubeadm's order (kube-apiserver, "
+        "kube-controller-manager, kube-scheduler, each static pod waited for until its new "
+        "version runs; the start range is the kubelet noticing a manifest), then drain the "
+        "node and upgrade its kubelet for the down range.";
   }
   if (replace) {
-    out += " Cells named .../replace roll out as Cluster API's KubeadmControlPlane with "
-           "maxSurge 1: a new machine joins (provisioned within the down range) and passes "
-           "preflight before the oldest old one is drained and deleted; the next waits the gap.";
+    out +=
+        " Cells named .../replace roll out as Cluster API's KubeadmControlPlane with "
+        "maxSurge 1: a new machine joins (provisioned within the down range) and passes "
+        "preflight before the oldest old one is drained and deleted; the next waits the gap.";
   }
   if (stacked) {
     out +=

@@ -261,7 +261,7 @@ void DruidController::patch_status(Env& env, std::shared_ptr<EtcdStatus> status,
 }
 
 void DruidController::commit_status(Env& env, EtcdStatus& status) {
-  if (proposal()) publish_status(status);
+  publish_status(status);
   trace_members(env, status.members);
   members_ = std::move(status.members);
   for (const Condition& c : status.conditions) {

@@ -296,7 +296,9 @@ void DruidController::proposal_status(Env& env, const StatusReads& reads, EtcdSt
     const bool edits_status = std::all_of(action.steps.begin(), action.steps.end(), status_only);
     // A recovery under way takes no other action on pods, the set or Leases; a case that
     // matches again after its own action would starve the others: both wait a step.
-    if (quiet || c == previous || (!pendingSteps_.empty() && !edits_status)) {
+    // The suspend-etcd-spec-reconcile annotation (an operator at work) holds them too.
+    const bool hold = !pendingSteps_.empty() || config_.etcd->suspendSpecReconcile;
+    if (quiet || c == previous || (hold && !edits_status)) {
       if (quiet && c != lastQuiet_) trace_case(env, action);
       lastQuiet_ = quiet ? c : lastQuiet_;
       update_budget(env, obs);

@@ -126,6 +126,10 @@ void DruidController::publish_status(const EtcdStatus& status) {
   for (const EtcdMemberStatus& m : status.members) {
     view.members.push_back({m.name, m.id, m.status == MemberStatus::kReady});
   }
+  for (const Condition& c : status.conditions) {
+    if (c.type != ConditionType::kReady || c.status == ConditionStatus::kUnknown) continue;
+    view.ready = c.status == ConditionStatus::kTrue;
+  }
   config_.etcd->status = std::move(view);
 }
 

@@ -32,6 +32,9 @@ struct EtcdStatusView {
   };
   std::int32_t clusterSize = 0;
   std::vector<Member> members;
+  // The Ready condition (nullopt: Unknown or not written yet), in both modes: what an
+  // operator's dashboard shows (scenarios/druid/runbook_fault.cpp's on-call operator).
+  std::optional<bool> ready;
 };
 
 struct EtcdResource {
@@ -53,7 +56,7 @@ struct EtcdResource {
   // a template never starts (ImagePullBackOff).
   std::set<std::string> unpullableImages;
   DruidMode mode = DruidMode::upstream;
-  EtcdStatusView status;  // written by druid in proposal mode only
+  EtcdStatusView status;  // written by druid with each status the API server took
   // The PodDisruptionBudget's minAvailable as druid last wrote it in proposal mode (nullopt:
   // no PDB, a single-node cluster); upstream derives it from spec.replicas alone.
   std::optional<std::int32_t> proposalMinAvailable;

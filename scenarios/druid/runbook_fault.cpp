@@ -38,8 +38,40 @@ void read_runbook(Context& c, const Json& f, const std::string& path, FaultSpec&
     (void)scenario_loader::read_duration_field(c.reader, f, path, "stepDelay",
                                                DurationSign::positive, spec.step);
   }
+  // An on-call operator (FaultSpec::retry holds it): paged once the Etcd's Ready condition
+  // has been False this long, from `at` on; absent: the runbook starts at `at`.
+  if (JsonReader::field(f, "afterReadyFalse") != nullptr) {
+    (void)scenario_loader::read_duration_field(c.reader, f, path, "afterReadyFalse",
+                                               DurationSign::positive, spec.retry);
+  }
   const DruidSpec* druid = c.scenario.section<DruidSpec>();
   if (druid != nullptr) spec.targets = {druid->name};
+}
+
+// The operator's dashboard, read every kPagePoll: once druid's Ready condition (as the API
+// server holds it) has read False for `after`, the runbook starts. A False that turns True or
+// Unknown resets the wait.
+constexpr Duration kPagePoll = seconds(30);
+
+struct OnCall {
+  World* world = nullptr;
+  ProcessId runbook = 0;
+  std::shared_ptr<const druid::EtcdResource> etcd;
+  Duration after{};
+  std::optional<TrueTime> falseSince;
+};
+
+void on_call_poll(std::shared_ptr<OnCall> call) {
+  World& w = *call->world;
+  const TrueTime now = w.now();
+  if (call->etcd->status.ready != std::optional<bool>{false}) {
+    call->falseSince.reset();
+  } else if (!call->falseSince) {
+    call->falseSince = now;
+  } else if (now.ns - call->falseSince->ns >= call->after.ns) {
+    return w.restart(call->runbook);
+  }
+  w.at(TrueTime{now.ns + kPagePoll.ns}, [call] { on_call_poll(call); });
 }
 
 void apply_runbook(World& world, const Scenario&, const FaultSpec& fault, const BuildState& built) {
@@ -47,15 +79,26 @@ void apply_runbook(World& world, const Scenario&, const FaultSpec& fault, const 
   HASIM_ASSERT(wiring != nullptr && wiring->runbook.has_value());
   World* w = &world;
   const ProcessId process = *wiring->runbook;
-  world.at(TrueTime{fault.at.ns}, [w, process] { w->restart(process); });
+  if (fault.retry == Duration{}) {
+    world.at(TrueTime{fault.at.ns}, [w, process] { w->restart(process); });
+    return;
+  }
+  auto call = std::make_shared<OnCall>(OnCall{w, process, wiring->etcd, fault.retry, std::nullopt});
+  world.at(TrueTime{fault.at.ns}, [call] { on_call_poll(call); });
 }
 
-void write_runbook(const FaultSpec& f, Json& out) { out["stepDelay"] = format_duration(f.step); }
+void write_runbook(const FaultSpec& f, Json& out) {
+  out["stepDelay"] = format_duration(f.step);
+  if (f.retry != Duration{}) out["afterReadyFalse"] = format_duration(f.retry);
+}
 
 std::string describe_runbook(const FaultSpec& f) {
+  const std::string when = f.retry == Duration{} ? ""
+                                                 : " once its Ready condition has been False for " +
+                                                       format_duration(f.retry);
   return "an operator runs the quorum-loss runbook on " +
          (f.targets.empty() ? std::string("the Etcd") : "etcd " + f.targets.front()) + ", " +
-         format_duration(f.step) + " per step";
+         format_duration(f.step) + " per step" + when;
 }
 
 druid::RunbookHooks runbook_hooks(World& world, const DruidWiring& wiring, int ordinals) {
@@ -89,7 +132,7 @@ FaultKind druid_runbook_fault_kind() {
 }
 
 KeySet druid_runbook_key_set() {
-  return {"fault:" + std::string(kKind), {"at", "kind", "stepDelay"}};
+  return {"fault:" + std::string(kKind), {"at", "kind", "stepDelay", "afterReadyFalse"}};
 }
 
 std::optional<ProcessId> add_druid_runbook(World& world, const Scenario& scenario,

@@ -23,21 +23,11 @@ CloudCoreTrial trial_of(CloudCoreFault fault, CloudLoadBalancer balancer, CloudC
 
 std::unique_ptr<Study> run_cloudcore(std::map<std::string, std::string> flags, std::uint64_t trials,
                                      std::uint64_t seed, unsigned jobs) {
-  auto study = make_cloudcore_study();
-  StudyArgs args;
-  args.trials = trials;
-  args.seed = seed;
-  args.flags = std::move(flags);
-  REQUIRE_FALSE(study->configure(args));
-  study->run_trials({0, study->total_trials()}, jobs, {});
-  return study;
+  return hasim::testing::run_study(make_cloudcore_study, trials, seed, jobs, std::move(flags));
 }
 
 std::string configure_error(std::map<std::string, std::string> flags) {
-  auto study = make_cloudcore_study();
-  StudyArgs args;
-  args.flags = std::move(flags);
-  return study->configure(args).value_or("");
+  return hasim::testing::configure_error(make_cloudcore_study, std::move(flags));
 }
 
 }  // namespace

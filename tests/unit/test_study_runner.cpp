@@ -116,9 +116,10 @@ TEST_CASE("the registry lists each study once, with its own flags", "[study]") {
   CHECK_THAT(list, Catch::Contains("upgrade-skew"));
   CHECK_THAT(list, Catch::Contains("failover"));
   CHECK_THAT(list, Catch::Contains("raft-election"));
-  CHECK(study_names() == "upgrade-skew, failover, raft-election, cloudcore");
+  CHECK(study_names() == "upgrade-skew, failover, raft-election, cloudcore, etcd-ha");
   CHECK(studies_owning_flag("--pause") == std::vector<std::string>{"failover"});
-  CHECK(studies_owning_flag("--modes") == std::vector<std::string>{"upgrade-skew", "cloudcore"});
+  CHECK(studies_owning_flag("--modes") ==
+        std::vector<std::string>{"upgrade-skew", "cloudcore", "etcd-ha"});
   CHECK(studies_owning_flag("--trials").empty());  // generic, not a study's own
   CHECK(find_study("nosuch") == nullptr);
   for (const StudyEntry& entry : studies()) CHECK(entry.make()->info().name == entry.name);
