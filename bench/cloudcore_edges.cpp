@@ -36,16 +36,9 @@ namespace {
 
 using hasim::bench::Figures;
 using hasim::bench::peak_rss_mb;
+using hasim::bench::print_with_rss;
 
 const std::vector<std::string> kProperties{"edge-converges:120s", "single-serving"};
-
-// hasim::bench::print with the peak RSS after each way.
-void print_with_rss(const char* how, const Figures& f) {
-  std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
-              " (best %.0fx), peak RSS so far %.1f MB\n",
-              how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
-              f.simulated / f.best, f.peak_rss_mb);
-}
 
 std::optional<hasim::RunStats> trial(const hasim::Scenario& scenario) {
   auto world = hasim::build_world(scenario, scenario.seed);
@@ -80,22 +73,25 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   const auto wanted = [&only](const char* how) { return only.empty() || only == how; };
   Figures run, trial_figures, bare;
-  if (wanted("run")) run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-    auto result = hasim::run_scenario(scenario, {});
-    if (!result || !result->all_held()) return std::nullopt;
-    return result->stats;
-  });
+  if (wanted("run"))
+    run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+      auto result = hasim::run_scenario(scenario, {});
+      if (!result || !result->all_held()) return std::nullopt;
+      return result->stats;
+    });
   if (wanted("trial")) trial_figures = hasim::bench::measure(runs, [&] { return trial(scenario); });
-  if (wanted("bare")) bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-    auto world = hasim::build_world(scenario, scenario.seed);
-    world->trace().disable_hash();
-    return world->run_until(hasim::TrueTime{scenario.duration.ns});
-  });
+  if (wanted("bare"))
+    bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+      auto world = hasim::build_world(scenario, scenario.seed);
+      world->trace().disable_hash();
+      return world->run_until(hasim::TrueTime{scenario.duration.ns});
+    });
   const double rss_mb = peak_rss_mb();
   const Figures& any = wanted("run") ? run : wanted("trial") ? trial_figures : bare;
-  std::printf("1,000 edge nodes x 10 pods (30,000 objects), hot standby v1.5, one leader crash, "
-              "%.0f s simulated, %llu events\n",
-              any.simulated, static_cast<unsigned long long>(any.events));
+  std::printf(
+      "1,000 edge nodes x 10 pods (30,000 objects), hot standby v1.5, one leader crash, "
+      "%.0f s simulated, %llu events\n",
+      any.simulated, static_cast<unsigned long long>(any.events));
   if (wanted("run")) print_with_rss("run", run);
   if (wanted("trial")) print_with_rss("trial", trial_figures);
   if (wanted("bare")) print_with_rss("bare", bare);

@@ -61,10 +61,20 @@ inline Figures measure(int runs, const std::function<std::optional<RunStats>()>&
 
 // One way's line: the median's wall time, simulated s per wall s and events/s, and the best.
 inline void print(const char* how, const Figures& f) {
-  std::printf("  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
-              " (best %.0fx)\n",
-              how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
-              f.simulated / f.best);
+  std::printf(
+      "  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
+      " (best %.0fx)\n",
+      how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
+      f.simulated / f.best);
+}
+
+// print, with the process's peak RSS after this way's runs.
+inline void print_with_rss(const char* how, const Figures& f) {
+  std::printf(
+      "  %-6s median %.3f s wall: %6.0f simulated s per wall s, %.2f M events/s"
+      " (best %.0fx), peak RSS so far %.1f MB\n",
+      how, f.median, f.simulated / f.median, static_cast<double>(f.events) / f.median / 1e6,
+      f.simulated / f.best, f.peak_rss_mb);
 }
 
 }  // namespace hasim::bench

@@ -88,6 +88,44 @@ void EtcdWrapper::start_etcd(Env& env, const EtcdConfigResponse& answer) {
                                      {"state", std::string(sidecar::name(answer.state))}});
   member_ = std::make_unique<etcd::EtcdMember>(std::move(config), answer.member_id);
   member_->on_start(env);
+  if (config_.autoCompactionRetention) {
+    // etcdserver NewServer: the compactor's Run starts with the server.
+    compactor_.emplace(*config_.autoCompactionRetention, env.now(),
+                       member_->kv().store().current_revision());
+    env.set_timer(compactor_->retry_interval(), tags_.tag(kCompactor));
+  }
+}
+
+// One turn of periodic.go's loop. It runs only while this member leads (updateLeadership
+// pauses it on a follower); a compaction is etcd's own Compact, through raft.
+void EtcdWrapper::compactor_wake(Env& env) {
+  HASIM_ASSERT(member_ != nullptr && compactor_.has_value() && compactCall_ == 0);
+  const etcd::KvStatus status = member_->kv().status();
+  const bool leader = status.leader != 0 && status.leader == status.member_id;
+  const std::int64_t revision = member_->kv().store().current_revision();
+  const auto target = compactor_->wake(env.now(), revision, !leader);
+  if (!target) return (void)env.set_timer(compactor_->retry_interval(), tags_.tag(kCompactor));
+  auto compact = std::make_shared<etcd::KvRequest>();
+  // Far above the readiness queries' ids (1 << 40 + n).
+  compactCall_ = (std::uint64_t{1} << 41) + static_cast<std::uint64_t>(*target);
+  compactRevision_ = *target;
+  compact->client_id = compactCall_;
+  compact->op = etcd::KvOp::compact;
+  compact->compaction.revision = *target;
+  env.send(env.self(), std::move(compact));
+}
+
+void EtcdWrapper::compactor_answer(Env& env, const etcd::KvResponse& response) {
+  HASIM_ASSERT(compactor_.has_value() && response.client_id == compactCall_);
+  compactCall_ = 0;
+  // err == nil or ErrCompacted: done.
+  const bool ok = response.ok() || response.error.find("compacted") != std::string::npos;
+  env.trace(trace_kind::kAutoCompaction,
+            {{"pod", config_.pod->pod},
+             {"revision", compactRevision_},
+             {"outcome", ok ? std::string("completed") : response.error}});
+  compactor_->compacted(env.now(), compactRevision_, ok, member_->kv().store().current_revision());
+  env.set_timer(compactor_->retry_interval(), tags_.tag(kCompactor));
 }
 
 // A new cluster of the ConfigMap's size (etcd's --initial-cluster): its members are the first
@@ -174,6 +212,10 @@ void EtcdWrapper::on_message(Env& env, ProcessId from, const Message& message) {
     }
   }
   if (is_mine(body)) return ready_answer(env, message_as<etcd::KvResponse>(body)->ok());
+  if (const auto* kv = message_as<etcd::KvResponse>(body);
+      kv != nullptr && compactCall_ != 0 && kv->client_id == compactCall_) {
+    return compactor_answer(env, *kv);
+  }
   // A GET of "foo" before etcd runs: refused at once, as a dial to a closed port.
   if (from == env.self() && member_ == nullptr) {
     if (message_as<etcd::KvRequest>(body) != nullptr) ready_answer(env, false);
@@ -207,6 +249,8 @@ void EtcdWrapper::on_timer(Env& env, TimerId timer, std::uint64_t tag) {
     case kReadyTimeout:
       readyTimeout_.reset();
       return ready_answer(env, false);
+    case kCompactor:
+      return compactor_wake(env);
   }
   HASIM_ASSERT(false && "a timer the wrapper never set");
 }

@@ -22,6 +22,7 @@
 
 #include "models/druid/pod_http.hpp"
 #include "models/etcd/member.hpp"
+#include "models/etcd/periodic_compactor.hpp"
 #include "sim/env.hpp"
 
 namespace hasim::druid {
@@ -51,6 +52,9 @@ struct EtcdWrapperConfig {
   std::vector<ProcessId> ordinalEtcds;
   std::vector<std::string> ordinalNames;
   std::function<int()> clusterSize;
+  // --auto-compaction-mode periodic with this --auto-compaction-retention (druid's ConfigMap:
+  // 30m, configmap/etcdconfig.go defaultAutoCompactionRetention); none: off.
+  std::optional<Duration> autoCompactionRetention;
 };
 
 // etcd-wrapper's constants (bootstrap.go, readycheck.go).
@@ -76,7 +80,7 @@ class EtcdWrapper final : public Process {
   const etcd::EtcdMember* member() const { return member_.get(); }
 
  private:
-  enum Timer : std::uint64_t { kPoll, kConfigRetry, kReadyQuery, kReadyTimeout };
+  enum Timer : std::uint64_t { kPoll, kConfigRetry, kReadyQuery, kReadyTimeout, kCompactor };
   void poll(Env& env);
   void on_status(Env& env, InitStatus status);
   void ask_config(Env& env);
@@ -85,6 +89,9 @@ class EtcdWrapper final : public Process {
   void query_ready(Env& env);
   void ready_answer(Env& env, bool ok);
   bool is_mine(const MessageBody& body) const;
+  // etcd's periodic compactor, which runs inside etcd (embedded here with it).
+  void compactor_wake(Env& env);
+  void compactor_answer(Env& env, const etcd::KvResponse& response);
 
   EtcdWrapperConfig config_;
   TagSpace tags_;
@@ -94,6 +101,9 @@ class EtcdWrapper final : public Process {
   std::uint64_t readyQuery_ = 0;  // client_id of the GET in flight, 0: none
   std::uint64_t readyQueries_ = 0;
   std::optional<TimerId> readyTimeout_;
+  std::optional<etcd::PeriodicCompactor> compactor_;
+  std::uint64_t compactCall_ = 0;     // client_id of the Compact in flight, 0: none
+  std::int64_t compactRevision_ = 0;  // its revision
 };
 
 // The exit-code file etcd-wrapper writes on a signal (types.DefaultExitCodeFilePath), on the

@@ -11,6 +11,8 @@ namespace hasim::druid::trace_kind {
 inline constexpr std::string_view kEtcdStart = "druid-etcd-start";
 inline constexpr std::string_view kEtcdReadyz = "druid-etcd-readyz";
 inline constexpr std::string_view kEtcdConfigFailed = "druid-etcd-config-failed";
+// etcd's periodic auto-compactor (run by the leader) compacted, or failed to.
+inline constexpr std::string_view kAutoCompaction = "druid-etcd-auto-compaction";
 // etcd-backup-restore: Initialize decided (its action), finished (status), and the member
 // calls it made (member-add-learner, member-remove, member-promote) with their outcome.
 inline constexpr std::string_view kInitDecision = "druid-br-init";

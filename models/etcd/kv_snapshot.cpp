@@ -12,7 +12,9 @@ constexpr char kStoreTag = 'S';
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 32;  // bounds a decoder's loops
 
 void put_u64(std::string& out, std::uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>(v >> shift));
+  char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(v >> (56 - 8 * i));
+  out.append(bytes, sizeof bytes);
 }
 void put_i64(std::string& out, std::int64_t v) { put_u64(out, static_cast<std::uint64_t>(v)); }
 void put_str(std::string& out, std::string_view s) {
@@ -62,7 +64,15 @@ bool store_empty(const mvcc::KvStore& store, const mvcc::Applier& applier) {
 }
 
 std::string encode_store(const mvcc::KvStore& store, const mvcc::Applier& applier) {
-  std::string out(1, kStoreTag);
+  // The size first, so a large store is written without growing the string again and again:
+  // per record two revisions, the flag, four numbers and two length-prefixed strings.
+  std::size_t size = 1 + 8 * 5 + 8 * applier.nospace_members().size();
+  for (const auto& [rev, record] : store.backend()) {
+    size += 8 * 2 + 1 + 8 * 4 + 4 * 2 + record.kv.key.size() + record.kv.value.size();
+  }
+  std::string out;
+  out.reserve(size);
+  out.push_back(kStoreTag);
   put_i64(out, store.current_revision());
   put_i64(out, store.compact_revision());
   put_i64(out, store.db_size());
@@ -80,6 +90,7 @@ std::string encode_store(const mvcc::KvStore& store, const mvcc::Applier& applie
     put_str(out, record.kv.value);
     put_i64(out, record.kv.lease);
   }
+  HASIM_ASSERT(out.size() == size);
   return out;
 }
 

@@ -289,8 +289,9 @@ void EtcdMember::write_ready(Env& env, const raft::Ready& rd) {
   if (rd.snapshot && !raft::is_empty_snap(*rd.snapshot)) {
     // SaveSnap: the snapshot file first (synced even by the mutation: it is not a Ready's
     // acknowledgement), then its marker in the WAL, synced (wal.go SaveSnapshot).
-    append(env, kSnapFile, encode(SnapRecord{*rd.snapshot, current_segment()}), kReadyIo);
-    fsync(env, kSnapFile, kReadyIo);
+    const std::string_view snap = take_snap_file(env, kVolume);
+    append(env, snap, encode(SnapRecord{*rd.snapshot, current_segment()}), kReadyIo);
+    fsync(env, snap, kReadyIo);
     const raft::SnapshotMetadata& m = rd.snapshot->metadata;
     encoder_.encode(marker_record({m.index, m.term, true, 0}));
     sync = true;
@@ -530,7 +531,7 @@ void EtcdMember::maybe_snapshot(Env& env) {
   HASIM_ASSERT(phase_ == Phase::idle && pending_snapshot_ == 0);
   auto snap = storage_.create_snapshot(applied_, &confState_, state_machine_data());
   HASIM_ASSERT(snap.ok());
-  snapshotting_ = snap.value;
+  snapshotting_ = std::move(snap.value);
   // The segments wholly covered by the snapshot go once it is on disk: segment k holds only
   // entries below the start of k+1 (the new segment starts after the last entry written).
   const raft::Index nextStart = storage_.last_index().value + 1;
@@ -541,8 +542,11 @@ void EtcdMember::maybe_snapshot(Env& env) {
     neededSegment_ = firstSegment_ + k + 1;
   }
   phase_ = Phase::snapshot_file;
-  append(env, kSnapFile, encode(SnapRecord{*snapshotting_, neededSegment_}), kSnapshotIo);
-  fsync(env, kSnapFile, kSnapshotIo);
+  SnapRecord record{raft::Snapshot{{}, snapshotting_->metadata}, neededSegment_};
+  record.snapshot.data = std::move(snapshotting_->data);  // only the metadata is kept
+  const std::string_view file = take_snap_file(env, kVolume);
+  append(env, file, encode(record), kSnapshotIo);
+  fsync(env, file, kSnapshotIo);
 }
 
 void EtcdMember::cut_segment(Env& env) {

@@ -18,8 +18,9 @@ bool EtcdMember::refuses_to_start(Env& env) {
   // An empty WAL after a power loss without fsync (the unsafeAckBeforeFsync mutation) is
   // not this: etcd's WAL directory is created and fsynced at the first start (wal.Create).
   if (standby() || !config_.dataDirLost || !api_->directory().started(id_)) return false;
-  const bool empty =
-      env.read(kVolume, kSnapFile).empty() && env.read(kVolume, wal_segment_name(0)).empty();
+  const bool empty = env.read(kVolume, kSnapFiles[0]).empty() &&
+                     env.read(kVolume, kSnapFiles[1]).empty() &&
+                     env.read(kVolume, wal_segment_name(0)).empty();
   if (!empty) return false;
   env.trace(trace_kind::kFatal,
             {{"member", static_cast<std::int64_t>(id_)},

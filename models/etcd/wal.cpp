@@ -180,7 +180,8 @@ std::optional<WalRecord> decode_wal_record(std::string_view bytes) {
       r.entry.term = in.u64();
       r.entry.index = in.u64();
       const std::uint64_t type = in.u64();
-      if (type > static_cast<std::uint64_t>(raft::EntryType::EntryConfChangeV2)) return std::nullopt;
+      if (type > static_cast<std::uint64_t>(raft::EntryType::EntryConfChangeV2))
+        return std::nullopt;
       r.entry.type = static_cast<raft::EntryType>(type);
       r.entry.data = in.str();
       break;
@@ -284,6 +285,12 @@ std::string encode(const SnapRecord& record) {
   put(out, record.firstSegment);
   put(out, record.snapshot.data);
   return out;
+}
+
+raft::Index peek_snap_index(std::string_view bytes) {
+  if (bytes.empty() || bytes.front() != kSnap) return 0;
+  Reader in(bytes.substr(1));
+  return in.u64();
 }
 
 std::optional<SnapRecord> decode_snap_record(std::string_view bytes) {

@@ -3,9 +3,12 @@
 // restart reads them back (etcd server/storage/wal, server/etcdserver/api/snap).
 //
 // Files on the member's volume "data":
-//  - "snap": one record per snapshot (etcd: one member/snap/TERM-INDEX.snap file each):
-//    metadata (index, term, conf state), the state machine's data, and the first WAL segment
-//    a replay from it needs.
+//  - "snap" and "snap-1": a snapshot record each (etcd: one member/snap/TERM-INDEX.snap file
+//    per snapshot): metadata (index, term, conf state), the state machine's data, and the
+//    first WAL segment a replay from it needs. etcd's purger keeps the newest --max-snapshots
+//    (5) files; hasim keeps two, written in turn: a new snapshot empties the file holding the
+//    older one first, so the newer one (with its WAL segments) is always whole, and a long
+//    run's disk, which the simulation holds in memory, stays bounded.
 //  - "wal-N" (N = 0, 1, ...): WAL segments. Records: an entry, a HardState, or a snapshot
 //    marker (walpb.Snapshot: index and term). etcd writes each entry and the HardState of one
 //    Ready as records of one Save (wal.go Save: entries first, then the state), and a
@@ -26,6 +29,7 @@
 //
 // No CRC: the disk model never tears or corrupts a record (it survives whole or not at all),
 // so etcd's CRC and torn-write repair have nothing to find here.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +43,7 @@
 namespace hasim::etcd {
 
 inline constexpr std::string_view kSnapFile = "snap";
+inline constexpr std::string_view kSnapFiles[] = {kSnapFile, "snap-1"};
 std::string wal_segment_name(std::uint64_t segment);  // "wal-0", "wal-1", ...
 
 // A snapshot marker: `install` for a snapshot received from the leader (the log before it
@@ -114,8 +119,34 @@ struct Replayed {
 
 // The replay from one snapshot: nullopt if its marker is not among the segments' records
 // (never for the bootstrap snapshot, which has none).
-std::optional<Replayed> replay_records(const SnapRecord& snap, bool bootstrap,
-                                       const std::vector<const std::vector<std::string>*>& segments);
+std::optional<Replayed> replay_records(
+    const SnapRecord& snap, bool bootstrap,
+    const std::vector<const std::vector<std::string>*>& segments);
+
+// A snapshot record's index, read without decoding its data (0 for another record).
+raft::Index peek_snap_index(std::string_view bytes);
+
+// The snapshot file the next snapshot goes to: an empty one, else the older one's.
+template <typename ReadFile>
+std::string_view next_snap_file(ReadFile&& read) {
+  const std::vector<std::string>& first = read(std::string(kSnapFiles[0]));
+  if (first.empty()) return kSnapFiles[0];
+  const std::vector<std::string>& second = read(std::string(kSnapFiles[1]));
+  if (second.empty()) return kSnapFiles[1];
+  return peek_snap_index(first.back()) <= peek_snap_index(second.back()) ? kSnapFiles[0]
+                                                                         : kSnapFiles[1];
+}
+
+// next_snap_file on `volume` of a process's Env, emptied for the snapshot about to be written.
+template <typename ProcessEnv>
+std::string_view take_snap_file(ProcessEnv& env, std::string_view volume) {
+  const std::string_view file =
+      next_snap_file([&env, volume](const std::string& f) -> const std::vector<std::string>& {
+        return env.read(volume, f);
+      });
+  env.remove(volume, file);
+  return file;
+}
 
 // Segments are probed up to this many past the first (a bound, TIGER_STYLE).
 inline constexpr std::uint64_t kMaxSegments = 1'000'000;
@@ -125,9 +156,15 @@ inline constexpr std::uint64_t kMaxSegments = 1'000'000;
 template <typename ReadFile>
 Replayed replay(const raft::Snapshot& bootstrap, ReadFile&& read) {
   std::vector<SnapRecord> snaps{SnapRecord{bootstrap, 0}};
-  for (const std::string& bytes : read(std::string(kSnapFile))) {
-    if (auto record = decode_snap_record(bytes)) snaps.push_back(std::move(*record));
+  for (const std::string_view file : kSnapFiles) {
+    for (const std::string& bytes : read(std::string(file))) {
+      if (auto record = decode_snap_record(bytes)) snaps.push_back(std::move(*record));
+    }
   }
+  // The two files in index order (the bootstrap snapshot, index 1 or 0, stays first).
+  std::stable_sort(snaps.begin() + 1, snaps.end(), [](const SnapRecord& a, const SnapRecord& b) {
+    return a.snapshot.metadata.index < b.snapshot.metadata.index;
+  });
   // Newest first: a snapshot whose marker did not reach the WAL was not finished (etcd
   // snap.LoadNewestAvailable); the one before it still has all its segments, because
   // segments are removed only after the newer marker is on disk.

@@ -238,6 +238,8 @@ void add_druid(World& world, const Scenario& scenario, BuildState& built) {
     o.wrapper->ordinalEtcds = etcds;
     o.wrapper->ordinalNames = etcdNames;
     o.wrapper->clusterSize = [resource] { return resource->configMapClusterSize; };
+    // configmap/etcdconfig.go: auto-compaction-mode periodic, retention 30m.
+    o.wrapper->autoCompactionRetention = minutes(30);
     druid::BackupRestoreConfig& sidecar = *o.sidecar;
     sidecar.pod = o.pod;
     sidecar.clusterSize = [resource] { return resource->configMapClusterSize; };
