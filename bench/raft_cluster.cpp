@@ -29,6 +29,7 @@ namespace {
 using hasim::bench::Figures;
 using hasim::bench::print;
 
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,29 +48,26 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   const auto wanted = [&only](const char* how) { return only.empty() || only == how; };
   Figures run, trial, bare;
-  if (wanted("run"))
-    run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-      auto result = hasim::run_scenario(scenario, {});
-      if (!result || !result->all_held()) return std::nullopt;
-      return result->stats;
-    });
-  if (wanted("trial"))
-    trial = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-      auto world = hasim::build_world(scenario, scenario.seed);
-      world->trace().disable_hash();
-      const auto safety = hasim::make_property("raft-safety");
-      world->trace().add_observer(safety.get());
-      const hasim::RunStats stats = world->run_until(end);
-      safety->finish(stats.end);
-      if (safety->violation()) return std::nullopt;
-      return stats;
-    });
-  if (wanted("bare"))
-    bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-      auto world = hasim::build_world(scenario, scenario.seed);
-      world->trace().disable_hash();
-      return world->run_until(end);
-    });
+  if (wanted("run")) run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+    auto result = hasim::run_scenario(scenario, {});
+    if (!result || !result->all_held()) return std::nullopt;
+    return result->stats;
+  });
+  if (wanted("trial")) trial = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+    auto world = hasim::build_world(scenario, scenario.seed);
+    world->trace().disable_hash();
+    const auto safety = hasim::make_property("raft-safety");
+    world->trace().add_observer(safety.get());
+    const hasim::RunStats stats = world->run_until(end);
+    safety->finish(stats.end);
+    if (safety->violation()) return std::nullopt;
+    return stats;
+  });
+  if (wanted("bare")) bare = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+    auto world = hasim::build_world(scenario, scenario.seed);
+    world->trace().disable_hash();
+    return world->run_until(end);
+  });
   const Figures& any = wanted("run") ? run : wanted("trial") ? trial : bare;
   std::printf("3 etcd members, 10 proposals/s, %.0f s simulated, %llu events\n", any.simulated,
               static_cast<unsigned long long>(any.events));
@@ -77,9 +75,7 @@ int main(int argc, char** argv) {
   if (wanted("trial")) print("trial", trial);
   if (wanted("bare")) print("bare", bare);
   std::printf("  peak RSS %.1f MB\n", hasim::bench::peak_rss_mb());
-  const auto verdict = [](const Figures& f) {
-    return f.simulated / f.median >= 20000 ? "met" : "NOT met";
-  };
+  const auto verdict = [](const Figures& f) { return f.simulated / f.median >= 20000 ? "met" : "NOT met"; };
   if (only.empty()) {
     std::printf("target >= 20000x real time (median), as hasim run: %s; as a trial: %s\n",
                 verdict(run), verdict(trial));

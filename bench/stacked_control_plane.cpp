@@ -27,6 +27,7 @@ namespace {
 using hasim::bench::Figures;
 using hasim::bench::print;
 
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,33 +46,30 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   const auto wanted = [&only](const char* how) { return only.empty() || only == how; };
   Figures run, trial;
-  if (wanted("run"))
-    run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-      auto result = hasim::run_scenario(scenario, {});
-      if (!result || !result->all_held()) return std::nullopt;
-      return result->stats;
-    });
-  if (wanted("trial"))
-    trial = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
-      auto world = hasim::build_world(scenario, scenario.seed);
-      world->trace().disable_hash();
-      std::vector<std::unique_ptr<hasim::Property>> properties;
-      for (const std::string& name : scenario.properties) {
-        properties.push_back(hasim::make_property(name));
-        world->trace().add_observer(properties.back().get());
-      }
-      const hasim::RunStats stats = world->run_until(end);
-      for (auto& property : properties) {
-        property->finish(stats.end);
-        if (property->violation()) return std::nullopt;
-      }
-      return stats;
-    });
+  if (wanted("run")) run = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+    auto result = hasim::run_scenario(scenario, {});
+    if (!result || !result->all_held()) return std::nullopt;
+    return result->stats;
+  });
+  if (wanted("trial")) trial = hasim::bench::measure(runs, [&]() -> std::optional<hasim::RunStats> {
+    auto world = hasim::build_world(scenario, scenario.seed);
+    world->trace().disable_hash();
+    std::vector<std::unique_ptr<hasim::Property>> properties;
+    for (const std::string& name : scenario.properties) {
+      properties.push_back(hasim::make_property(name));
+      world->trace().add_observer(properties.back().get());
+    }
+    const hasim::RunStats stats = world->run_until(end);
+    for (auto& property : properties) {
+      property->finish(stats.end);
+      if (property->violation()) return std::nullopt;
+    }
+    return stats;
+  });
   const Figures& any = wanted("run") ? run : trial;
-  std::printf(
-      "3 control-plane nodes, stacked 3-member etcd, KCM + scheduler electing with 1 "
-      "write/s, %.0f s simulated, %llu events\n",
-      any.simulated, static_cast<unsigned long long>(any.events));
+  std::printf("3 control-plane nodes, stacked 3-member etcd, KCM + scheduler electing with 1 "
+              "write/s, %.0f s simulated, %llu events\n",
+              any.simulated, static_cast<unsigned long long>(any.events));
   if (wanted("run")) print("run", run);
   if (wanted("trial")) print("trial", trial);
   std::printf("  peak RSS %.1f MB\n", hasim::bench::peak_rss_mb());
