@@ -44,7 +44,7 @@ const std::map<std::string, std::string> kSmall{{"--storages", "persistent"},
 }  // namespace
 
 TEST_CASE("etcd-ha: a zone outage of the only zone loses the quorum; upstream's operator steps in",
-          "[report][etcd-ha]") {
+          "[report][etcd-ha][etcd-ha-trials]") {
   const EtcdHaSettings settings = zone_outages_only();
   const EtcdHaCell upstream{DruidStorage::persistent, druid::DruidMode::upstream, 3, 1};
   const EtcdHaTrial a = ha_trial_of(upstream, settings, 5);
@@ -59,7 +59,8 @@ TEST_CASE("etcd-ha: a zone outage of the only zone loses the quorum; upstream's 
   CHECK_FALSE(ha_trial_of(proposal, settings, 5).manual);  // no runbook in the proposal
 }
 
-TEST_CASE("etcd-ha: a quiet trial has no outage and loses nothing", "[report][etcd-ha]") {
+TEST_CASE("etcd-ha: a quiet trial has no outage and loses nothing",
+          "[report][etcd-ha][etcd-ha-trials]") {
   EtcdHaSettings s;
   s.nodeFailures = s.zoneOutages = s.volumeLosses = s.storeOutages = s.podDeletions = 0;
   s.window = minutes(10);
@@ -73,7 +74,7 @@ TEST_CASE("etcd-ha: a quiet trial has no outage and loses nothing", "[report][et
 }
 
 TEST_CASE("the etcd-ha study is identical for one and two threads and writes its tables",
-          "[report][etcd-ha]") {
+          "[report][etcd-ha][etcd-ha-trials]") {
   auto one = run_etcd_ha(kSmall, 2, 3, 1);
   const std::vector<ReportFile> files = study_report(*one);
   const std::vector<ReportFile> two = study_report(*run_etcd_ha(kSmall, 2, 3, 2));
@@ -107,7 +108,8 @@ TEST_CASE("etcd-ha's flags are checked and name the fix", "[report][etcd-ha]") {
   CHECK(ha_configure_error({}).empty());
 }
 
-TEST_CASE("hasim report diff compares two etcd-ha reports cell by cell", "[report][etcd-ha]") {
+TEST_CASE("hasim report diff compares two etcd-ha reports cell by cell",
+          "[report][etcd-ha][etcd-ha-trials]") {
   const std::string a = study_report(*run_etcd_ha(kSmall, 2, 1, 2))[0].contents;
   const std::string b = study_report(*run_etcd_ha(kSmall, 2, 2, 2))[0].contents;
   std::string error;
