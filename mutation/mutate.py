@@ -222,7 +222,10 @@ class Runner:
     def stages(self, m):
         hasim = self.scratch.hasim()
         kills, golden_only, crashes = [], [], []
+        # --quick (CI) only asks whether a property catches the mutant: the first kill ends it.
         for s in self.check_scenarios:
+            if kills and self.args.quick:
+                break
             r = run_check(hasim, self.scratch.src, s, self.check_runs,
                           self.work_dir(m["name"], "check"))
             if r["status"] != "ok":
@@ -232,6 +235,8 @@ class Runner:
                 if runs > self.base_check[s].get(prop, 0):
                     kills.append(f"{prop} in {short(s)} (hasim check: {runs}/{self.check_runs} runs)")
         for s in self.golden_scenarios:
+            if kills and self.args.quick:
+                break
             golden = self.golden[s]
             r = run_scenario(hasim, self.scratch.src, s)
             if r["status"] != "ok":
@@ -335,7 +340,8 @@ def main():
     p.add_argument("--keep", action="store_true",
                    help="keep the scratch worktree and build (.mutation/) for the next run")
     p.add_argument("--quick", action="store_true",
-                   help=f"CI: no studies, {CHECK_RUNS_QUICK} check runs, no unit tests")
+                   help=f"CI: no studies, {CHECK_RUNS_QUICK} check runs, no unit tests, "
+                        "each mutant judged only until its first kill")
     p.add_argument("--mutants", default="mutation/mutants.json")
     p.add_argument("--out", default="reports/out/mutation",
                    help="where matrix.txt, matrix.json and the runs' files go")

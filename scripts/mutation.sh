@@ -11,7 +11,8 @@
 # --only: just these mutants; --list: print the mutants and exit; --keep: keep the scratch
 # worktree and its build (.mutation/, gitignored) so the next run rebuilds incrementally
 # (without it .mutation/ is removed at the end); --quick (CI): no studies, 100 check runs
-# instead of 500, no unit tests; --out: where matrix.txt/matrix.json and each run's files go
+# instead of 500, no unit tests, each mutant judged only until its first kill; --out: where
+# matrix.txt/matrix.json and each run's files go
 # (default reports/out/mutation/).
 #
 # Exit codes: 0 every mutant was killed by a property; 1 some mutant was not (survived, or

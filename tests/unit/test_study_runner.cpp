@@ -21,6 +21,11 @@ StudyArgs small_args(const std::string& study) {
   if (study == "upgrade-skew") {
     args.flags = {{"--modes", "lease,coordinated"}, {"--nodes", "3"}, {"--directions", "upgrade"}};
   }
+  // Two cells of 10-minute trials: an etcd-ha trial simulates a whole Etcd under druid.
+  if (study == "etcd-ha") {
+    args.flags = {{"--storages", "persistent"}, {"--members", "3"}, {"--zones", "3"},
+                  {"--window", "10m"}};
+  }
   return args;
 }
 
