@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # full count runs in ./run-tests.sh), and the search for a known counterexample ([finding]),
 # whose shrunk form runs here as a scenario test anyway, and hasim check's many-run soak of a
 # correct configuration ([slow]; its weak-configuration searches do run here) are left to the
-# normal build. So are the tests that run the druid proposal's scenarios again, and the
-# etcd-ha study's trials (30 simulated minutes of an Etcd each): the golden tests run every
-# one of those scenarios here once, and the study's writers keep their flag checks.
+# normal build. So are the tests that run a golden scenario again to read its trace
+# ([scenario-rerun]: the golden tests run each here once), the etcd-ha study's trials (30
+# simulated minutes of an Etcd each; its flag checks stay), and the source lint ([tidy]),
+# which reads files, not memory.
 #
 # Two processes, one per core, of about equal length: the golden tests (every scenario once)
 # with the check, robustness and druid-backup tests, beside all the rest. The trace-kind
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 # to the normal build (it checks vocabulary, not memory). Each writes its own log, printed
 # when both are done, and the stage fails if either does.
 logs=$(mktemp -d)
-skip="~[finding]~[slow]~[druid-proposal-sim]~[etcd-ha-trials]"
+skip="~[finding]~[slow]~[scenario-rerun]~[etcd-ha-trials]~[tidy]"
 halves=("[golden],[check]$skip,[druid-backups]$skip,[robustness]$skip"
   "~[golden]~[trace-kinds]~[check]~[druid-backups]~[robustness]$skip")
 pids=()

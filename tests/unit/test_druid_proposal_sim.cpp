@@ -40,7 +40,7 @@ std::vector<std::string> texts(const std::vector<Json>& events, const char* fiel
 
 }  // namespace
 
-TEST_CASE("proposal: every druid case and every init case is reached", "[druid-proposal-sim]") {
+TEST_CASE("proposal: every druid case and every init case is reached", "[druid-proposal-sim][scenario-rerun]") {
   std::set<std::int64_t> druid_cases;
   std::set<std::int64_t> init_cases;
   std::set<std::string> init_names;
@@ -61,7 +61,7 @@ TEST_CASE("proposal: every druid case and every init case is reached", "[druid-p
 }
 
 TEST_CASE("proposal case 10: the cluster restored from member 0, the others join",
-          "[druid-proposal-sim]") {
+          "[druid-proposal-sim][scenario-rerun]") {
   const std::vector<Json> events = proposal_trace("quorum-lost");
   const std::vector<Json> recovery = of_kind(events, "druid-case");
   const auto ten = std::find_if(recovery.begin(), recovery.end(),
@@ -82,7 +82,7 @@ TEST_CASE("proposal case 10: the cluster restored from member 0, the others join
   CHECK(of_kind(events, "pod-ready").size() >= 6);  // three at bootstrap, three after
 }
 
-TEST_CASE("proposal case 9 deletes the NotReady pod once", "[druid-proposal-sim]") {
+TEST_CASE("proposal case 9 deletes the NotReady pod once", "[druid-proposal-sim][scenario-rerun]") {
   const std::vector<Json> events = proposal_trace("node-down");
   std::vector<Json> by_druid;
   for (const Json& e : of_kind(events, "pod-deletion")) {
@@ -93,7 +93,7 @@ TEST_CASE("proposal case 9 deletes the NotReady pod once", "[druid-proposal-sim]
 }
 
 TEST_CASE("proposal cases 11-13: scale up without a roll, down with the members removed",
-          "[druid-proposal-sim]") {
+          "[druid-proposal-sim][scenario-rerun]") {
   const std::vector<Json> events = proposal_trace("scale-3-5-3");
   std::vector<std::string> removed;
   for (const Json& e : of_kind(events, "druid-br-member-call")) {
@@ -115,7 +115,7 @@ TEST_CASE("proposal cases 11-13: scale up without a roll, down with the members 
 }
 
 TEST_CASE("proposal case 7: an Unknown member turns NotReady after the grace period",
-          "[druid-proposal-sim]") {
+          "[druid-proposal-sim][scenario-rerun]") {
   const std::vector<Json> events = proposal_trace("member-partitioned");
   std::vector<std::string> statuses;
   for (const Json& e : of_kind(events, "druid-member-status")) {
@@ -131,7 +131,7 @@ TEST_CASE("proposal case 7: an Unknown member turns NotReady after the grace per
   CHECK(texts(of_kind(events, "druid-spec-rollout"), "outcome").empty());
 }
 
-TEST_CASE("proposal: a roll-out and a drain wait for BackupReady", "[druid-proposal-sim]") {
+TEST_CASE("proposal: a roll-out and a drain wait for BackupReady", "[druid-proposal-sim][scenario-rerun]") {
   const std::vector<Json> events = proposal_trace("backup-failure");
   const std::vector<Json> rollout = of_kind(events, "druid-spec-rollout");
   CHECK(texts(rollout, "outcome") == std::vector<std::string>{"pending", "applied"});

@@ -37,7 +37,7 @@ TEST_CASE("the runbook's steps follow one another in the document's order", "[dr
 }
 
 TEST_CASE("druid-quorum-lost-runbook: the operator restores member 0 and druid scales back",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const std::vector<Json> events = run_trace("scenarios/druid/druid-quorum-lost-runbook.json");
   // Each step is traced when it is done; the next command follows 30 s later.
   std::vector<std::string> steps;
