@@ -130,7 +130,7 @@ void DruidController::status_step(Env& env) {
   if (proposal()) {
     reads->ordinals = std::max(reads->ordinals, config_.statefulSet().replicas);
     for (const EtcdMemberStatus& m : members_) {
-      const int ordinal = std::stoi(m.name.substr(config_.etcdName.size() + 1));
+      const int ordinal = member_ordinal(m.name);
       reads->ordinals = std::max(reads->ordinals, ordinal + 1);
     }
   }

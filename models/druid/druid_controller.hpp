@@ -150,6 +150,7 @@ class DruidController final : public Process {
   void publish_status(const EtcdStatus& status);
   std::optional<BackupReadyVerdict> backup_ready(const StatusReads& reads, LocalTime now) const;
   std::string member_name(int ordinal) const;
+  int member_ordinal(const std::string& member) const;  // member_name's inverse
 
   DruidControllerConfig config_;
   TagSpace tags_;

@@ -31,11 +31,6 @@ namespace P = proposal;
 // The table's cases, applied one after another in one status step, are at most all 13 once.
 constexpr int kMaxCasesPerStep = static_cast<int>(P::kDruidPriority.size());
 
-int ordinal_of(const std::string& etcd_name, const std::string& member) {
-  const std::string prefix = etcd_name + "-";
-  HASIM_ASSERT(member.rfind(prefix, 0) == 0);
-  return std::stoi(member.substr(prefix.size()));
-}
 
 P::Tri tri(const std::vector<Condition>& conditions, ConditionType type) {
   for (const Condition& c : conditions) {
@@ -149,7 +144,7 @@ P::DruidObservation DruidController::observe(const StatusReads& reads, const Etc
         m.status == MemberStatus::kNotReady && in_status > config_.proposal.notReadyGracePeriod;
     o.members_unknown_past_grace +=
         m.status == MemberStatus::kUnknown && in_status > config_.proposal.unknownGracePeriod;
-    const int ordinal = ordinal_of(config_.etcdName, m.name);
+    const int ordinal = member_ordinal(m.name);
     const bool active = ordinal < static_cast<int>(reads.members.size()) &&
                         lease_active(reads.members[ordinal], now, config_.thresholds);
     o.members_expired_lease += active ? 0 : 1;
@@ -171,13 +166,13 @@ bool DruidController::apply_status_step(const P::DruidStep& step, const StatusRe
   if (std::holds_alternative<P::ClearStatusMembers>(step)) status.members.clear();
   if (const auto* r = std::get_if<P::RemoveStatusEntries>(&step)) {
     std::erase_if(status.members, [&](const EtcdMemberStatus& m) {
-      return ordinal_of(config_.etcdName, m.name) >= r->min_ordinal;
+      return member_ordinal(m.name) >= r->min_ordinal;
     });
   }
   const auto* mark = std::get_if<P::MarkMembers>(&step);
   if (mark == nullptr) return true;
   for (EtcdMemberStatus& m : status.members) {
-    const int ordinal = ordinal_of(config_.etcdName, m.name);
+    const int ordinal = member_ordinal(m.name);
     const MemberLeaseObservation* lease =
         ordinal < static_cast<int>(reads.members.size()) ? &reads.members[ordinal] : nullptr;
     const bool active = lease != nullptr && lease_active(*lease, now, config_.thresholds);
@@ -363,6 +358,13 @@ bool DruidController::waiting(const EtcdStatus& status) const {
   }
   HASIM_ASSERT(false);
   return false;
+}
+
+// "etcd-main-3" -> 3: the pod ordinal of a member entry (named after its pod).
+int DruidController::member_ordinal(const std::string& member) const {
+  const std::string prefix = config_.etcdName + "-";
+  HASIM_ASSERT(member.rfind(prefix, 0) == 0);
+  return std::stoi(member.substr(prefix.size()));
 }
 
 }  // namespace hasim::druid

@@ -79,7 +79,7 @@ void DruidController::delete_pods(Env& env, const P::DeletePods& del, const Etcd
       continue;
     }
     deletedInSpell_[m.name] = m.last_transition_time;
-    config_.deletePod(std::stoi(m.name.substr(config_.etcdName.size() + 1)));
+    config_.deletePod(member_ordinal(m.name));
   }
 }
 
