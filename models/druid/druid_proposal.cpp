@@ -31,7 +31,6 @@ namespace P = proposal;
 // The table's cases, applied one after another in one status step, are at most all 13 once.
 constexpr int kMaxCasesPerStep = static_cast<int>(P::kDruidPriority.size());
 
-
 P::Tri tri(const std::vector<Condition>& conditions, ConditionType type) {
   for (const Condition& c : conditions) {
     if (c.type != type) continue;
@@ -310,13 +309,14 @@ void DruidController::proposal_status(Env& env, const StatusReads& reads, EtcdSt
 void DruidController::trace_case(Env& env, const P::DruidAction& action) {
   // Case 9 matches at every step while its pod's deletion is pending (a down node): the
   // repetition, which deletes nothing more, is left out of the trace.
-  const std::string traced = std::string(P::name(action.from)) + ": " + describe(action.steps);
+  const std::string steps = describe(action.steps);
+  const std::string traced = std::string(P::name(action.from)) + ": " + steps;
   const bool repeat = traced == lastCaseTraced_;
   lastCaseTraced_ = traced;
   if (repeat && action.from == P::DruidCase::QuorateMinorityNotReady) return;
   env.trace(trace_kind::kDruidCase, {{"case", std::int64_t{P::seed_case_number(action.from)}},
                                      {"name", std::string(P::name(action.from))},
-                                     {"steps", describe(action.steps)}});
+                                     {"steps", steps}});
 }
 
 // Steps in order; a wait keeps the rest for a later status step (pendingSteps_).
