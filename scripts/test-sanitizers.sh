@@ -16,17 +16,20 @@ cd "$(dirname "$0")/.."
 # which reads files, not memory.
 #
 # Two processes, one per core, of about equal length: the golden tests (every scenario once)
-# with the check, robustness and druid-backup tests, beside all the rest. The trace-kind
+# with the check and robustness tests, then the CLI tests, beside all the rest. The trace-kind
 # test, which runs every scenario a second time only to read the kinds of its events, is left
 # to the normal build (it checks vocabulary, not memory). Each writes its own log, printed
 # when both are done, and the stage fails if either does.
 logs=$(mktemp -d)
 skip="~[finding]~[slow]~[scenario-rerun]~[etcd-ha-trials]~[tidy]"
-halves=("[golden],[check]$skip,[druid-backups]$skip,[robustness]$skip"
-  "~[golden]~[trace-kinds]~[check]~[druid-backups]~[robustness]$skip")
+halves=("[golden],[check]$skip,[robustness]$skip"
+  "~[golden]~[trace-kinds]~[check]~[robustness]$skip")
 pids=()
 for i in 0 1; do
-  RC_PARAMS="max_success=15" ./build-sanitize/hasim_tests "${halves[$i]}" >"$logs/$i.log" 2>&1 &
+  {
+    RC_PARAMS="max_success=15" ./build-sanitize/hasim_tests "${halves[$i]}" &&
+      if [ "$i" -eq 0 ]; then tests/cli/run.sh build-sanitize/hasim; fi
+  } >"$logs/$i.log" 2>&1 &
   pids+=($!)
 done
 status=0
@@ -40,4 +43,3 @@ for i in 0 1; do
   fi
 done
 [ "$status" -eq 0 ] || exit 1
-tests/cli/run.sh build-sanitize/hasim
