@@ -12,9 +12,9 @@
 //  - the member Lease is read and written through the kube-apiservers;
 //  - the data directory is the pod's data volume, which it shares with the etcd container.
 //  - the leading sidecar's snapshotter (backup_restore_snapshots.cpp) takes full and delta
-//    snapshots of its own member to the object store and renews the snapshot Leases.
-// Not built yet: restoring from the store, garbage collection of old snapshots,
-// defragmentation.
+//    snapshots of its own member to the object store and renews the snapshot Leases, and its
+//    garbage collector deletes old ones (backup_restore_gc.cpp);
+//  - restores from the store (backup_restore_restore.cpp) and defragmentation (sidecar_defrag).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,6 +27,7 @@
 #include "models/druid/etcd_resource.hpp"
 #include "models/druid/etcd_wrapper.hpp"
 #include "models/druid/proposal_init_table.hpp"
+#include "models/druid/sidecar_gc.hpp"
 #include "models/druid/sidecar_initializer.hpp"
 #include "models/druid/sidecar_leading.hpp"
 #include "models/druid/sidecar_member_ops.hpp"
@@ -48,6 +49,13 @@ struct SnapshotterSettings {
   std::int64_t deltaSnapshotMemoryLimit = std::int64_t{100} << 20;
   std::string fullSnapshotLease;   // --full-snapshot-lease-name: "<etcd>-full-snap"
   std::string deltaSnapshotLease;  // --delta-snapshot-lease-name: "<etcd>-delta-snap"
+  // Garbage collection (druid: --garbage-collection-policy, LimitBased unless the Etcd names
+  // one, with --max-backups; --garbage-collection-period and
+  // --delta-snapshot-retention-period only when the Etcd sets them: backup-restore's 1m, 0).
+  sidecar::GcPolicy gcPolicy = sidecar::GcPolicy::LimitBased;
+  std::int64_t maxBackups = sidecar::kDefaultMaxBackups;
+  Duration gcPeriod = sidecar::kDefaultGarbageCollectionPeriod;
+  Duration deltaRetention{};
 };
 
 struct BackupRestoreConfig {
@@ -208,6 +216,13 @@ class BackupRestore final : public Process {
   void arm_delta_timer(Env& env);
   void arm_full_timer(Env& env, std::optional<Duration> after);  // none: the cron's next
   void arm_full_lease_timer(Env& env, Duration after);
+  // backup_restore_gc.cpp: RunGarbageCollector while Run runs.
+  struct GcPass;
+  void arm_gc_timer(Env& env);
+  void gc_pass(Env& env);
+  void gc_step(Env& env, const std::shared_ptr<GcPass>& pass);
+  void gc_delete(Env& env, const std::shared_ptr<GcPass>& pass, std::size_t index, bool full);
+  void gc_done(Env& env, const GcPass& pass, std::string_view error);
   void update_delta_lease(Env& env);
   void update_full_lease(Env& env, std::function<void(Env&, bool ok)> done);
   void store_call(Env& env, SnapstoreOp op, StoredSnapshot snapshot, Done done);

@@ -141,6 +141,7 @@ void BackupRestore::run_snapshotter(Env& env) {
             {{"pod", config_.pod->pod},
              {"event", "run"},
              {"delta_period_ns", config_.backup->deltaSnapshotPeriod.ns}});
+  arm_gc_timer(env);  // started with Run, stopped when it ends (backuprestoreserver.go)
   if (full_snapshot_required(env)) {
     arm_full_timer(env, Duration{0});
     return start_event_handler(env);
@@ -184,6 +185,7 @@ void BackupRestore::trace_snapshot(Env& env, const StoredSnapshot& s, std::strin
                                     {"snapshot", std::string(sidecar::name(s.kind))},
                                     {"start", s.start_revision},
                                     {"last", s.last_revision},
+                                    {"name", s.name},
                                     {"outcome", std::string(outcome)}});
 }
 

@@ -76,6 +76,11 @@ std::vector<StoredSnapshot> Snapstore::list(bool with_data) const {
   return listing;
 }
 
+void Snapstore::remove(std::string_view name) {
+  HASIM_ASSERT(!name.empty());
+  std::erase_if(snapshots_, [name](const StoredSnapshot& s) { return s.name == name; });
+}
+
 SnapstoreServer::SnapstoreServer(std::shared_ptr<Snapstore> bucket) : bucket_(std::move(bucket)) {
   HASIM_ASSERT(bucket_ != nullptr);
 }
@@ -93,6 +98,9 @@ void SnapstoreServer::on_message(Env& env, ProcessId from, const Message& messag
       break;
     case SnapstoreOp::list:
       response->listed = bucket_->list(false);
+      break;
+    case SnapstoreOp::remove:
+      bucket_->remove(request->snapshot.name);
       break;
     case SnapstoreOp::fetch_latest: {
       // What a restore downloads: the latest full snapshot and the deltas after it.

@@ -58,20 +58,22 @@ class Snapstore {
   void save(StoredSnapshot snapshot);
   // Sorted as brtypes.SnapList; `with_data` false leaves backends and events out (List).
   std::vector<StoredSnapshot> list(bool with_data) const;
+  // Delete: the object named; deleting one that is gone succeeds, as an S3 DeleteObject does.
+  void remove(std::string_view name);
   std::size_t size() const { return snapshots_.size(); }
 
  private:
   std::vector<StoredSnapshot> snapshots_;  // in upload order
 };
 
-enum class SnapstoreOp : std::uint8_t { save, list, fetch_latest };
+enum class SnapstoreOp : std::uint8_t { save, list, fetch_latest, remove };
 
 // One call to the object-storage service; `client_id` is echoed in the answer.
 struct SnapstoreRequest final : MessageBody {
   std::string_view type() const override { return "snapstore-request"; }
   std::uint64_t client_id = 0;
   SnapstoreOp op = SnapstoreOp::list;
-  StoredSnapshot snapshot;  // save
+  StoredSnapshot snapshot;  // save; remove: its name
 };
 
 struct SnapstoreResponse final : MessageBody {

@@ -29,6 +29,12 @@ inline constexpr std::string_view kSnapshotter = "druid-br-snapshotter";
 // cluster has, the full snapshot, how many deltas, the revision reached, and the outcome
 // (restored, or the restorer's error).
 inline constexpr std::string_view kRestore = "druid-br-restore";
+// The leading sidecar's garbage collector ended a pass: the policy, how many snapshots were
+// listed, how many full and delta snapshots it deleted, and how many deletes failed (or the
+// listing's error).
+inline constexpr std::string_view kGarbageCollection = "druid-br-gc";
+// One snapshot the garbage collector deleted (kind Full or Incr, its revisions) or failed to.
+inline constexpr std::string_view kGarbageCollectionDelete = "druid-br-gc-delete";
 // etcd-druid: the status step wrote a member's status or a condition that changed.
 inline constexpr std::string_view kMemberStatus = "druid-member-status";
 inline constexpr std::string_view kCondition = "druid-condition";
@@ -54,6 +60,7 @@ inline constexpr std::string_view kInitCase = "druid-br-init-case";
 inline constexpr std::array kAll{kEtcdStart,
                                  kEtcdReadyz,
                                  kEtcdConfigFailed,
+                                 kAutoCompaction,
                                  kInitDecision,
                                  kInitDone,
                                  kMemberCall,
@@ -61,6 +68,8 @@ inline constexpr std::array kAll{kEtcdStart,
                                  kSnapshot,
                                  kSnapshotter,
                                  kRestore,
+                                 kGarbageCollection,
+                                 kGarbageCollectionDelete,
                                  kMemberStatus,
                                  kCondition,
                                  kSpecUpdate,

@@ -11,10 +11,14 @@
 // object), whichever sidecar led: a full snapshot starts a new chain at its revision; a delta
 // extends it. A delta saved before any full snapshot is itself a violation (nothing to apply
 // it to). The violation names both snapshots; it holds until the next full snapshot.
+// The garbage collector's deletes (druid-br-gc-delete) must leave the latest chain alone: a
+// deleted latest full snapshot, or a delta after it, is a violation until the next full one.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "properties/property.hpp"
 
@@ -32,6 +36,9 @@ class BackupChain final : public Property {
   std::optional<std::int64_t> last_;  // the chain's last revision; none before a full one
   std::string lastSnapshot_;          // "Full 0-26 by etcd-main-0 at 25.7s", for messages
   std::size_t window_ = kNoWindow;    // open while the chain is broken
+  std::set<std::string> chain_;       // the names of the latest chain's snapshots
+  std::size_t gcWindow_ = kNoWindow;  // open while GC has cut the latest chain
+  void on_delete(const TraceEvent& event);
 };
 
 }  // namespace hasim

@@ -2,7 +2,9 @@
 // it names, and its outage as a fault kind of the etcd-druid system:
 //
 //   "backup": {"storeNode": "s3", "deltaSnapshotPeriod": "5m",
-//              "fullSnapshotSchedule": "0 */1 * * *"}
+//              "fullSnapshotSchedule": "0 */1 * * *", "garbageCollectionPolicy": "LimitBased",
+//              "maxBackupsLimitBasedGC": 7, "garbageCollectionPeriod": "1m",
+//              "deltaSnapshotRetentionPeriod": "0s"}
 //   {"at": "10m", "kind": "druid-backup-store-down", "for": "1h"}
 //
 // The store is a process on its own node (models/druid/snapstore.hpp); the outage takes
@@ -53,6 +55,43 @@ bool read_schedule(Context& c, const Json& value, const std::string& path,
   return true;
 }
 
+// Garbage collection: the policy druid passes (LimitBased unless the Etcd names one), the full
+// snapshots LimitBased keeps (--max-backups, passed with LimitBased only), and the period and
+// delta retention, passed only when set (backup-restore's defaults, 1m and 0).
+bool read_gc(Context& c, const Json& value, const std::string& path, DruidBackupStore& backup) {
+  bool ok = true;
+  if (const Json* field = JsonReader::field(value, "garbageCollectionPolicy")) {
+    const std::string at = JsonReader::key_path(path, "garbageCollectionPolicy");
+    const auto text = c.reader.string(*field, at);
+    const auto policy = text ? druid::sidecar::parse_gc_policy(*text) : std::nullopt;
+    if (text && !policy) {
+      c.reader.error(at, "\"" + *text +
+                             "\" is not a garbage-collection policy: use \"LimitBased\" (druid's "
+                             "default) or \"Exponential\"");
+    }
+    if (policy) backup.gcPolicy = *policy;
+    ok = policy.has_value();
+  }
+  if (const Json* field = JsonReader::field(value, "maxBackupsLimitBasedGC")) {
+    const std::string at = JsonReader::key_path(path, "maxBackupsLimitBasedGC");
+    const auto n = c.reader.integer(*field, at, 0, 100'000);
+    if (n && backup.gcPolicy != druid::sidecar::GcPolicy::LimitBased) {
+      c.reader.error(at,
+                     "maxBackupsLimitBasedGC applies to the LimitBased policy only: remove it or "
+                     "set \"garbageCollectionPolicy\": \"LimitBased\"");
+    }
+    if (n) backup.maxBackups = *n;
+    ok = n.has_value() && backup.gcPolicy == druid::sidecar::GcPolicy::LimitBased && ok;
+  }
+  ok = scenario_loader::read_duration_field(c.reader, value, path, "garbageCollectionPeriod",
+                                            DurationSign::non_negative, backup.gcPeriod) &&
+       ok;
+  ok = scenario_loader::read_duration_field(c.reader, value, path, "deltaSnapshotRetentionPeriod",
+                                            DurationSign::non_negative, backup.deltaRetention) &&
+       ok;
+  return ok;
+}
+
 }  // namespace
 
 bool read_druid_backup(Context& c, const Json& section, const std::string& path, DruidSpec& spec) {
@@ -65,6 +104,7 @@ bool read_druid_backup(Context& c, const Json& section, const std::string& path,
   DruidBackupStore backup;
   bool ok = read_store_node(c, *value, at, backup);
   ok = read_schedule(c, *value, at, backup) && ok;
+  ok = read_gc(c, *value, at, backup) && ok;
   if (JsonReader::field(*value, "deltaSnapshotPeriod") == nullptr) {
     c.reader.error(at,
                    "add \"deltaSnapshotPeriod\", e.g. \"5m\": druid's BackupReady check reads "
@@ -79,7 +119,9 @@ bool read_druid_backup(Context& c, const Json& section, const std::string& path,
 }
 
 KeySet druid_backup_key_set() {
-  return {"druidBackup", {"storeNode", "deltaSnapshotPeriod", "fullSnapshotSchedule"}};
+  return {"druidBackup",
+          {"storeNode", "deltaSnapshotPeriod", "fullSnapshotSchedule", "garbageCollectionPolicy",
+           "maxBackupsLimitBasedGC", "garbageCollectionPeriod", "deltaSnapshotRetentionPeriod"}};
 }
 
 std::optional<ProcessId> add_druid_object_store(World& world, const DruidSpec& spec) {

@@ -81,6 +81,10 @@ druid::SnapshotterSettings snapshotter_settings(const DruidSpec& spec, ProcessId
   if (spec.backup->fullSnapshotSchedule.has_value()) {
     settings.fullSnapshotSchedule = *spec.backup->fullSnapshotSchedule;
   }
+  settings.gcPolicy = spec.backup->gcPolicy;
+  settings.maxBackups = spec.backup->maxBackups;
+  settings.gcPeriod = spec.backup->gcPeriod;
+  settings.deltaRetention = spec.backup->deltaRetention;
   settings.fullSnapshotLease = spec.name + "-full-snap";
   settings.deltaSnapshotLease = spec.name + "-delta-snap";
   return settings;

@@ -8,6 +8,7 @@
 
 #include "models/cluster/pod_placement.hpp"
 #include "models/druid/etcd_resource.hpp"
+#include "models/druid/sidecar_gc.hpp"
 #include "scenarios/workloads/stateful_pods.hpp"
 
 namespace hasim {
@@ -26,6 +27,11 @@ struct DruidBackupStore {
   std::string storeNode;
   Duration deltaSnapshotPeriod{};                   // required: druid reads it unchecked
   std::optional<std::string> fullSnapshotSchedule;  // unset: backup-restore's hourly default
+  // Garbage collection of old snapshots (models/druid/sidecar_gc.hpp), druid's defaults.
+  druid::sidecar::GcPolicy gcPolicy = druid::sidecar::GcPolicy::LimitBased;
+  std::int64_t maxBackups = druid::sidecar::kDefaultMaxBackups;
+  Duration gcPeriod = druid::sidecar::kDefaultGarbageCollectionPeriod;
+  Duration deltaRetention{};
 };
 
 // An Etcd resource managed by etcd-druid (models/druid/): its StatefulSet's pods on the
