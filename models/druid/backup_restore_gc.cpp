@@ -55,31 +55,33 @@ void BackupRestore::gc_pass(Env& env) {
 }
 
 // The next delete of the pass: the current stream's deltas, then (if none failed) its full
-// snapshot when the policy lets it go, then the next stream.
+// snapshot when the policy lets it go, then the next stream. Streams with nothing to delete
+// are passed over in this loop, bounded by the listing.
 void BackupRestore::gc_step(Env& env, const std::shared_ptr<GcPass>& pass) {
-  HASIM_ASSERT(pass->stream <= pass->streams.size());
-  if (pass->stream == pass->streams.size()) return gc_done(env, *pass, "");
-  const sidecar::GcStream& stream = pass->streams[pass->stream];
-  if (!pass->deltasListed) {
-    pass->deltas = sidecar::deltas_to_collect(pass->entries, stream, env.now(),
-                                              config_.backup->deltaRetention);
-    pass->deltasListed = true;
-    pass->streamErrors = 0;
+  while (pass->stream < pass->streams.size()) {
+    const sidecar::GcStream& stream = pass->streams[pass->stream];
+    if (!pass->deltasListed) {
+      pass->deltas = sidecar::deltas_to_collect(pass->entries, stream, env.now(),
+                                                config_.backup->deltaRetention);
+      pass->deltasListed = true;
+      pass->streamErrors = 0;
+    }
+    if (!pass->deltas.empty() && pass->streamErrors < sidecar::kDeltaSnapshotGCErrorThreshold) {
+      const std::size_t index = pass->deltas.front();
+      pass->deltas.erase(pass->deltas.begin());
+      return gc_delete(env, pass, index, false);
+    }
+    const std::size_t k = pass->stream++;
+    pass->deltasListed = false;
+    if (pass->streamErrors > 0) continue;  // upstream's `continue`: the full stays
+    const bool collect =
+        config_.backup->gcPolicy == sidecar::GcPolicy::LimitBased
+            ? sidecar::limit_based_collects(k, pass->fulls, config_.backup->maxBackups)
+            : pass->exponential.collects(pass->entries[stream.newer], pass->entries[stream.head]);
+    if (collect) return gc_delete(env, pass, stream.head, true);
   }
-  if (!pass->deltas.empty() && pass->streamErrors < sidecar::kDeltaSnapshotGCErrorThreshold) {
-    const std::size_t index = pass->deltas.front();
-    pass->deltas.erase(pass->deltas.begin());
-    return gc_delete(env, pass, index, false);
-  }
-  const std::size_t k = pass->stream++;
-  pass->deltasListed = false;
-  if (pass->streamErrors > 0) return gc_step(env, pass);  // `continue`: the full stays
-  const bool collect =
-      config_.backup->gcPolicy == sidecar::GcPolicy::LimitBased
-          ? sidecar::limit_based_collects(k, pass->fulls, config_.backup->maxBackups)
-          : pass->exponential.collects(pass->entries[stream.newer], pass->entries[stream.head]);
-  if (!collect) return gc_step(env, pass);
-  gc_delete(env, pass, stream.head, true);
+  HASIM_ASSERT(pass->stream == pass->streams.size());
+  gc_done(env, *pass, "");
 }
 
 void BackupRestore::gc_delete(Env& env, const std::shared_ptr<GcPass>& pass, std::size_t index,
