@@ -4,6 +4,7 @@
 // deletes sidecar_gc decides on, one call at a time. A pass under way when Run ends goes on to
 // its end, as the goroutine does (it reads its stop channel only between passes).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,11 @@ struct BackupRestore::GcPass {
   std::vector<sidecar::GcEntry> entries;
   std::vector<StoredSnapshot> listed;  // metadata only
   std::vector<sidecar::GcStream> streams;
-  std::size_t fulls = 0;            // streams + 1: the full snapshot indexes
-  std::size_t stream = 0;           // the stream being collected
-  std::vector<std::size_t> deltas;  // its deltas still to delete, in order
-  bool deltasListed = false;
+  std::size_t stream = 0;  // the stream being collected
+  // Its deltas to delete, in order; none yet until the loop reaches the stream, as upstream
+  // calls GarbageCollectDeltaSnapshots (and takes its cutoff) only then.
+  std::optional<std::vector<std::size_t>> deltas;
+  std::size_t nextDelta = 0;
   int streamErrors = 0;  // GarbageCollectDeltaSnapshots' errorCount
   int errors = 0;
   int deletedFull = 0, deletedDelta = 0;
@@ -48,7 +50,6 @@ void BackupRestore::gc_pass(Env& env) {
     for (const StoredSnapshot& s : pass->listed) pass->entries.push_back({s.kind, s.created_on});
     const sidecar::GcPolicy policy = config_.backup->gcPolicy;
     pass->streams = sidecar::gc_streams(pass->entries, policy);
-    pass->fulls = pass->streams.size() + 1;
     pass->exponential = sidecar::ExponentialGc(e.now());
     gc_step(e, pass);
   });
@@ -59,24 +60,24 @@ void BackupRestore::gc_pass(Env& env) {
 // are passed over in this loop, bounded by the listing.
 void BackupRestore::gc_step(Env& env, const std::shared_ptr<GcPass>& pass) {
   while (pass->stream < pass->streams.size()) {
-    const sidecar::GcStream& stream = pass->streams[pass->stream];
-    if (!pass->deltasListed) {
+    const std::size_t k = pass->stream;
+    const sidecar::GcStream& stream = pass->streams[k];
+    if (!pass->deltas.has_value()) {
       pass->deltas = sidecar::deltas_to_collect(pass->entries, stream, env.now(),
                                                 config_.backup->deltaRetention);
-      pass->deltasListed = true;
+      pass->nextDelta = 0;
       pass->streamErrors = 0;
     }
-    if (!pass->deltas.empty() && pass->streamErrors < sidecar::kDeltaSnapshotGCErrorThreshold) {
-      const std::size_t index = pass->deltas.front();
-      pass->deltas.erase(pass->deltas.begin());
-      return gc_delete(env, pass, index, false);
+    if (pass->nextDelta < pass->deltas->size() &&
+        pass->streamErrors < sidecar::kDeltaSnapshotGCErrorThreshold) {
+      return gc_delete(env, pass, (*pass->deltas)[pass->nextDelta++], false);
     }
-    const std::size_t k = pass->stream++;
-    pass->deltasListed = false;
+    ++pass->stream;
+    pass->deltas.reset();
     if (pass->streamErrors > 0) continue;  // upstream's `continue`: the full stays
     const bool collect =
         config_.backup->gcPolicy == sidecar::GcPolicy::LimitBased
-            ? sidecar::limit_based_collects(k, pass->fulls, config_.backup->maxBackups)
+            ? sidecar::limit_based_collects(k, pass->streams.size() + 1, config_.backup->maxBackups)
             : pass->exponential.collects(pass->entries[stream.newer], pass->entries[stream.head]);
     if (collect) return gc_delete(env, pass, stream.head, true);
   }

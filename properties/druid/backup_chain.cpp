@@ -25,10 +25,11 @@ bool BackupChain::wants(std::string_view kind) const {
 void BackupChain::on_delete(const TraceEvent& event) {
   if (event.string_field("outcome") != "deleted") return;
   if (chain_.count(std::string(event.string_field("name"))) == 0 || gcWindow_ != kNoWindow) return;
-  std::string detail = "the garbage collector deleted " + describe_snapshot(event) +
+  const std::string deleted = describe_snapshot(event);
+  std::string detail = "the garbage collector deleted " + deleted +
                        ", of the latest chain: a restore from the store now misses revisions";
   gcWindow_ = open_window(event.t, detail);
-  violate(event.t, std::move(detail), {describe_snapshot(event)});
+  violate(event.t, std::move(detail), {deleted});
 }
 
 void BackupChain::on_event(const TraceEvent& event) {

@@ -18,7 +18,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <utility>
 
 #include "properties/property.hpp"
 
