@@ -63,6 +63,8 @@ const std::map<std::string, Expected>& expected() {
       {"cle-stale-candidates.json", {true, true, ""}},
       // kubernetes#138066's stall: no KCM leads from 1m to the end.
       {"cle-stale-preferred-holder.json", {true, false, ""}},
+      // The same stall from a plain scenario (cp-2's clock 0.5s behind) and two faults.
+      {"cle-preferred-holder-clock-behind.json", {true, false, ""}},
   };
   return table;
 }
