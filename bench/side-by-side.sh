@@ -16,9 +16,18 @@ fi
 ./scripts/build.sh bench_kernel_hold >/dev/null
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-./build/bench_kernel_hold "$steps" | tee "$out"
+# All three engines on one CPU, the first this shell may use: on a virtual machine the CPUs
+# need not run at the same speed (on the 2-core box of the README one ran the hold model 30%
+# slower than the other), and a ratio of two engines is only fair on the same one.
+pin=()
+if command -v taskset >/dev/null; then
+  cpu=$(taskset -cp $$ | sed 's/.*: //; s/[,-].*//')
+  pin=(taskset -c "$cpu")
+  echo "all engines pinned to CPU $cpu"
+fi
+"${pin[@]}" ./build/bench_kernel_hold "$steps" | tee "$out"
 # Debian's python3 (where python3-simpy3 installs), not another one first on PATH.
-/usr/bin/python3 bench/simpy_hold.py $((steps / 10)) | tee -a "$out"
+"${pin[@]}" /usr/bin/python3 bench/simpy_hold.py $((steps / 10)) | tee -a "$out"
 rate() { awk -v n="$1" '$0 ~ "^" n "  " { for (i = 1; i < NF; ++i) if ($(i + 1) == "M") print $i }' "$out" | head -1; }
 echo
 printf '%-34s %8s %8s %8s\n' "events/s (millions)" hasim "bare" SimPy

@@ -40,9 +40,9 @@ void Scheduler::insert_into_run(Entry entry) {
   // Usually the same instant as the run's last entry or later: an append. An entry goes after
   // those of equal time, which were scheduled before it.
   if (run_.size() == head_ || run_.back().time <= entry.time) return run_.push_back(entry);
-  const auto at = std::upper_bound(
-      run_.begin() + static_cast<std::ptrdiff_t>(head_), run_.end(), entry.time,
-      [](Key time, const Entry& e) { return time < e.time; });
+  const auto at =
+      std::upper_bound(run_.begin() + static_cast<std::ptrdiff_t>(head_), run_.end(), entry.time,
+                       [](Key time, const Entry& e) { return time < e.time; });
   run_.insert(at, entry);
 }
 
@@ -109,45 +109,55 @@ void Scheduler::take(int b) {
   HASIM_ASSERT(b > 0 && head_ == run_.size());
   std::vector<Entry>& from = buckets_[b];
   unmark(b);
-  // Drop cancelled entries here, in one pass over a compact bitset, and find the live times'
-  // range.
-  std::size_t kept = 0;
-  Key smallest = ~Key{0};
-  Key largest = 0;
+  if (from.size() <= kRunEntries) return sort_into_run(from);
+  // Deal the bucket out relative to the start of its range: last_'s digits above the
+  // bucket's level, the bucket's digit, zeros below. Every key in the bucket is at or above
+  // it, and every other bucket's keys differ from it where they differed from last_ (at the
+  // same level, with the same digit), so they stay where they are. Cancelled entries are
+  // dropped on the way, in the same pass.
+  const int level = b / kRadix;
+  const int shift = level * kRadixBits;
+  const Key digit = static_cast<Key>(b % kRadix);
+  const Key above =
+      shift + kRadixBits >= 64 ? 0 : (last_ >> (shift + kRadixBits)) << (shift + kRadixBits);
+  const Key start = above | (digit << shift);
+  HASIM_ASSERT(start > last_);
+  last_ = start;
+  // In order, so every receiving bucket stays in sequence order. Each entry differs from the
+  // new last_ below bucket b's digit (or not at all: the run), so none returns to `from`.
   for (const Entry entry : from) {
     if (cancelled(entry.slot)) {
       drop(entry.slot);
       continue;
     }
-    from[kept++] = entry;
-    smallest = entry.time < smallest ? entry.time : smallest;
-    largest = entry.time > largest ? entry.time : largest;
+    HASIM_ASSERT(entry.time >= start);
+    insert(entry);
   }
-  from.resize(kept);
-  if (kept == 0) return;
-  HASIM_ASSERT(smallest > last_);
-  if (kept <= kRunEntries) {
-    // Every other bucket's keys are above this one's, and agree with `largest` on every digit
-    // they agreed with last_ on, so they stay where they are.
-    run_.clear();
-    head_ = 0;
-    run_.swap(from);
-    // Insertion sort: stable (equal times keep their sequence order) and, for so few
-    // entries, cheaper than std::stable_sort's buffer.
-    for (std::size_t i = 1; i < run_.size(); ++i) {
-      const Entry entry = run_[i];
-      std::size_t j = i;
-      for (; j > 0 && run_[j - 1].time > entry.time; --j) run_[j] = run_[j - 1];
-      run_[j] = entry;
-    }
-    last_ = largest;
-    return;
-  }
-  last_ = smallest;
-  // In order, so every receiving bucket stays in sequence order. Each entry differs from the
-  // new last_ below bucket b's digit (or not at all: the run), so none returns to `from`.
-  for (const Entry entry : from) insert(entry);
   from.clear();
+}
+
+void Scheduler::sort_into_run(std::vector<Entry>& from) {
+  HASIM_ASSERT(head_ == run_.size() && from.size() <= kRunEntries);
+  // Every other bucket's keys are above this one's, and agree with its largest key on every
+  // digit they agreed with last_ on, so they stay where they are.
+  run_.clear();
+  head_ = 0;
+  Key largest = last_;
+  // Insertion sort, dropping cancelled entries: stable (equal times keep their sequence
+  // order) and, for so few entries, cheaper than std::stable_sort's buffer.
+  for (const Entry entry : from) {
+    if (cancelled(entry.slot)) {
+      drop(entry.slot);
+      continue;
+    }
+    largest = entry.time > largest ? entry.time : largest;
+    run_.push_back(entry);
+    std::size_t j = run_.size() - 1;
+    for (; j > 0 && run_[j - 1].time > entry.time; --j) run_[j] = run_[j - 1];
+    run_[j] = entry;
+  }
+  from.clear();
+  last_ = largest;
 }
 
 bool Scheduler::refill() {

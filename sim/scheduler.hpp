@@ -19,7 +19,8 @@
 // The near future is a run: a short vector sorted by (time, sequence), popped from the front.
 // When the run is used up, the lowest bucket is taken: if it holds at most kRunEntries, it is
 // sorted (stably, by time) into the run and last_ becomes its largest time; otherwise it is
-// dealt into lower buckets relative to its smallest time, whose entries alone go to the run. Every
+// dealt into lower buckets relative to the start of its range (in the same pass that drops its
+// cancelled entries: one read of each entry), and entries at that start go to the run. Every
 // key in a bucket is above last_ and every key in the run at or below it, so a new event at
 // or before last_ (the same instant, or earlier than a peek at next_time() reached) is placed
 // in the run by insertion, and the lowest levels of the heap are never walked key by key.
@@ -110,6 +111,8 @@ class Scheduler {
   bool refill();
   // Empties bucket `b`, the lowest non-empty one, into the run or into lower buckets.
   void take(int b);
+  // Sorts a bucket of at most kRunEntries into the (empty) run; last_ becomes its largest key.
+  void sort_into_run(std::vector<Entry>& from);
   bool cancelled(std::uint32_t slot) const { return (cancelled_[slot >> 6] >> (slot & 63)) & 1; }
   void set_cancelled(std::uint32_t slot, bool on);
   void release(std::uint32_t slot);
