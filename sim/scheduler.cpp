@@ -46,7 +46,7 @@ void Scheduler::insert_into_run(Entry entry) {
   run_.insert(at, entry);
 }
 
-void Scheduler::set_cancelled(std::uint32_t slot, bool on) {
+[[gnu::always_inline]] inline void Scheduler::set_cancelled(std::uint32_t slot, bool on) {
   const std::uint64_t bit = std::uint64_t{1} << (slot & 63);
   cancelled_[slot >> 6] = on ? cancelled_[slot >> 6] | bit : cancelled_[slot >> 6] & ~bit;
 }
@@ -91,18 +91,18 @@ bool Scheduler::cancel(EventId id) {
   return true;
 }
 
-void Scheduler::drop(std::uint32_t slot) {
-  HASIM_ASSERT(cancelled(slot));
-  set_cancelled(slot, false);  // so schedule() finds a reused slot's bit clear
-  release(slot);
-}
-
-void Scheduler::release(std::uint32_t slot) {
+[[gnu::always_inline]] inline void Scheduler::release(std::uint32_t slot) {
   Slot& s = slots_[slot];
   HASIM_ASSERT(s.live);
   s.live = false;
   ++s.generation;  // stale EventIds for this slot no longer match
   free_slots_.push_back(slot);
+}
+
+void Scheduler::drop(std::uint32_t slot) {
+  HASIM_ASSERT(cancelled(slot));
+  set_cancelled(slot, false);  // so schedule() finds a reused slot's bit clear
+  release(slot);
 }
 
 void Scheduler::take(int b) {
@@ -189,10 +189,14 @@ TrueTime Scheduler::next_time() {
 }
 
 bool Scheduler::pop(Event& out) {
-  const std::uint32_t slot = front();
-  if (slot == UINT32_MAX) {
-    HASIM_ASSERT(live_ == 0);
-    return false;
+  // The usual case first: the run's front is live (no refill, no cancelled entry to drop).
+  std::uint32_t slot = head_ < run_.size() ? run_[head_].slot : UINT32_MAX;
+  if (slot == UINT32_MAX || cancelled(slot)) [[unlikely]] {
+    slot = front();
+    if (slot == UINT32_MAX) {
+      HASIM_ASSERT(live_ == 0);
+      return false;
+    }
   }
   const TrueTime at = time_of(run_[head_].time);
   ++head_;
