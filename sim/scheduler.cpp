@@ -31,8 +31,9 @@ TrueTime Scheduler::time_of(Key key) { return TrueTime{static_cast<std::int64_t>
 [[gnu::always_inline]] inline void Scheduler::insert(Entry entry) {
   if (entry.time <= last_) return insert_into_run(entry);
   const int b = bucket_of(entry.time);
-  buckets_[b].push_back(entry);
-  mark(b);
+  std::vector<Entry>& bucket = buckets_[b];
+  if (bucket.empty()) mark(b);  // a non-empty bucket is marked already
+  bucket.push_back(entry);
 }
 
 void Scheduler::insert_into_run(Entry entry) {
