@@ -38,15 +38,15 @@ TrueTime Scheduler::time_of(Key key) { return TrueTime{static_cast<std::int64_t>
 
 void Scheduler::insert_into_run(Entry entry) {
   HASIM_ASSERT(entry.time <= last_);
-  // Usually the same instant as the run's last entry or later: an append. An entry goes after
-  // those of equal time, which were scheduled before it.
+  // At or after the run's last entry: an append. An entry goes after those of equal time,
+  // which were scheduled before it.
   if (run_.size() == head_ || run_.back().time <= entry.time) return run_.push_back(entry);
   const auto first = run_.begin() + static_cast<std::ptrdiff_t>(head_);
   const auto at = std::upper_bound(first, run_.end(), entry.time,
                                    [](Key time, const Entry& e) { return time < e.time; });
-  // A control plane's events land mostly near the front (a reply a fraction of a millisecond
-  // ahead, in a run that reaches seconds out): then the entries before the place move one
-  // step into the popped prefix, fewer than those after it would.
+  // Inside the run. A control plane's land on average about a quarter of the way in (a reply
+  // a fraction of a millisecond ahead, in a run that reaches seconds out): when the entries
+  // before the place are fewer, they move one step into the popped prefix instead.
   if (head_ > 0 && at - first < run_.end() - at) {
     std::move(first, at, first - 1);
     *(at - 1) = entry;
