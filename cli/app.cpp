@@ -70,6 +70,10 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& check) {
                             "1000000)");
   check_command->add_flag("--stop-at-first", check.stop_at_first,
                           "stop at the first violating run (the same run a full check shrinks)");
+  check_command->add_flag("--guided", check.guided,
+                          "coverage-guided: most runs mutate a run kept for new behaviour, "
+                          "aiming faults at moments of its trace (finds faults that must land "
+                          "in narrow windows the system opens)");
   check_command->add_flag("--force", check.force, "overwrite existing output files");
   check_command->add_flag("--quiet", check.quiet, "no progress on stderr");
   add_version(*check_command);

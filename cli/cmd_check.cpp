@@ -1,6 +1,6 @@
 // hasim check [SCENARIO] [--runs N] [--seed S] [--jobs J] [--out DIR] [--max-faults K]
 //             [--kinds LIST] [--break-assumptions] [--max-shrink-steps N] [--stop-at-first]
-//             [--force] [--quiet]
+//             [--guided] [--force] [--quiet]
 #include <filesystem>
 #include <ostream>
 
@@ -98,6 +98,7 @@ int command_check(const CheckArgs& args, std::ostream& out, std::ostream& err) {
   options.within_assumptions = !args.break_assumptions;
   options.max_shrink_steps = args.max_shrink_steps;
   options.stop_at_first = args.stop_at_first;
+  options.guided = args.guided;
   options.max_events = args.max_events;
   if (args.kinds) {
     auto kinds = parse_kinds(*args.kinds, err);

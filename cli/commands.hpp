@@ -64,6 +64,7 @@ struct CheckArgs {
   int max_shrink_steps = 1000;
   std::optional<std::uint64_t> max_events;  // per run; unset: 20 x the scenario's own run
   bool stop_at_first = false;
+  bool guided = false;  // coverage-guided schedules (properties/guided.hpp)
   bool force = false;
   bool quiet = false;  // no progress on stderr
 };

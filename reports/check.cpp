@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "properties/check_system.hpp"
+#include "properties/guided.hpp"
 #include "sim/assert.hpp"
 #include "sim/text.hpp"
 
@@ -14,6 +15,7 @@ struct RunVerdict {
   std::string property;  // first violated spec; empty if every property held
   bool completed = true;
   std::uint64_t events = 0;
+  RunCoverage coverage;  // --guided only
 };
 
 RunVerdict verdict_of(const RunResult& result) {
@@ -30,10 +32,13 @@ RunVerdict verdict_of(const RunResult& result) {
 }
 
 RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uint64_t seed,
-                    std::uint64_t max_events) {
+                    std::uint64_t max_events, CoverageObserver* coverage = nullptr) {
   RunOptions options;
   options.seed = seed;
   options.max_events = max_events;
+  if (coverage != nullptr) {
+    options.hook = [coverage](World& world) { world.trace().add_observer(coverage); };
+  }
   const auto result = run_scenario(apply_schedule(scenario, schedule), options);
   HASIM_ASSERT(result.has_value());  // no trace file, so it cannot fail
   return verdict_of(*result);
@@ -52,6 +57,50 @@ std::uint64_t default_event_budget(const Scenario& scenario) {
 
 // Runs per batch: enough to keep every thread busy, few enough that schedules stay small.
 constexpr std::uint64_t kCheckBatch = 4096;
+// Guided runs per batch: the corpus grows between batches, so small batches follow new
+// coverage sooner; fixed, so the runs drawn do not depend on --jobs.
+constexpr std::uint64_t kGuidedBatch = 32;
+
+// The schedules and simulation seeds of runs [begin, end).
+struct Batch {
+  std::vector<Schedule> schedules;
+  std::vector<std::uint64_t> seeds;
+};
+
+// Three runs in four mutate a kept run (with its seed), once anything is kept.
+Batch draw_batch(const Scenario& scenario, const CheckOptions& options, const FaultSpace& space,
+                 const Corpus* corpus, std::uint64_t begin, std::uint64_t end,
+                 CheckResult& result) {
+  Batch b;
+  for (std::uint64_t i = begin; i < end; ++i) {
+    if (i == 0 && !scenario.faults.empty()) {
+      b.schedules.push_back(Schedule{scenario.faults, {}, {}});
+      b.seeds.push_back(scenario.seed);
+      continue;
+    }
+    const std::uint64_t seed = check_run_seed(options.seed, i);
+    if (corpus != nullptr && !corpus->entries().empty() && trial_seed(seed, 3) % 4 != 0) {
+      if (auto m =
+              mutate_schedule(*corpus, scenario, space, options.generate, trial_seed(seed, 2))) {
+        ++result.mutated_runs;
+        b.schedules.push_back(std::move(m->schedule));
+        b.seeds.push_back(m->seed);
+        continue;
+      }
+    }
+    b.schedules.push_back(generate_schedule(space, options.generate, trial_seed(seed, 1)));
+    b.seeds.push_back(seed);
+  }
+  return b;
+}
+
+// --guided: the scenario's own run (its faults, its seed) is the first kept run.
+void seed_corpus(const Scenario& scenario, std::uint64_t max_events, Corpus& corpus) {
+  CoverageObserver coverage;
+  const Schedule own{scenario.faults, {}, {}};
+  run_once(scenario, own, scenario.seed, max_events, &coverage);
+  corpus.offer(own, scenario.seed, coverage.finish());
+}
 
 void count_kinds(const Schedule& s, CheckResult& result) {
   for (const FaultChoice& c : s.enabled) ++result.runs_by_kind[fault_choice_index(c)];
@@ -100,53 +149,60 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   // Runs go in batches: schedules are drawn on this thread (RapidCheck's generator state is
   // global), run on `jobs` threads, and reduced in run order; memory stays bounded for any
   // number of runs.
-  const bool own = !scenario.faults.empty();
   std::optional<std::uint64_t> first;
   std::optional<Schedule> first_schedule;
   std::optional<std::uint64_t> first_seed;
   std::string first_property;
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t batch =
-      options.stop_at_first ? std::max<std::uint64_t>(8, 4ULL * options.jobs) : kCheckBatch;
+  std::optional<Corpus> corpus;
+  if (options.guided) seed_corpus(scenario, result.event_budget, corpus.emplace());
+  const std::uint64_t batch = options.guided ? kGuidedBatch
+                              : options.stop_at_first
+                                  ? std::max<std::uint64_t>(8, 4ULL * options.jobs)
+                                  : kCheckBatch;
   std::uint64_t runs_made = 0;
   for (std::uint64_t begin = 0; begin < options.runs && !(first && options.stop_at_first);
        begin += batch) {
     const std::uint64_t end = std::min(options.runs, begin + batch);
     runs_made = end;
-    std::vector<Schedule> schedules;
-    std::vector<std::uint64_t> seeds;
-    for (std::uint64_t i = begin; i < end; ++i) {
-      if (i == 0 && own) {
-        schedules.push_back(Schedule{scenario.faults, {}, {}});
-        seeds.push_back(scenario.seed);
-        continue;
-      }
-      const std::uint64_t seed = check_run_seed(options.seed, i);
-      schedules.push_back(generate_schedule(result.space, options.generate, trial_seed(seed, 1)));
-      seeds.push_back(seed);
-    }
-    for (const Schedule& s : schedules) count_kinds(s, result);
-    const std::vector<RunVerdict> verdicts = run_trials<RunVerdict>(
+    Batch drawn = draw_batch(scenario, options, result.space, corpus ? &*corpus : nullptr, begin,
+                             end, result);
+    for (const Schedule& s : drawn.schedules) count_kinds(s, result);
+    std::vector<RunVerdict> verdicts = run_trials<RunVerdict>(
         begin, end, std::max(1u, options.jobs),
         [&](std::uint64_t i) {
-          return run_once(scenario, schedules[i - begin], seeds[i - begin], result.event_budget);
+          const std::size_t k = i - begin;
+          if (!corpus)
+            return run_once(scenario, drawn.schedules[k], drawn.seeds[k], result.event_budget);
+          CoverageObserver coverage;
+          RunVerdict v = run_once(scenario, drawn.schedules[k], drawn.seeds[k], result.event_budget,
+                                  &coverage);
+          v.coverage = coverage.finish();
+          return v;
         },
         [&](std::uint64_t done, std::uint64_t) {
           if (options.progress) options.progress(begin + done, options.runs);
         });
     for (std::uint64_t k = 0; k < verdicts.size(); ++k) {
       result.events += verdicts[k].events;
+      if (corpus) {
+        corpus->offer(drawn.schedules[k], drawn.seeds[k], std::move(verdicts[k].coverage));
+      }
       if (!verdicts[k].completed) ++result.incomplete_runs;
       if (verdicts[k].property.empty()) continue;
       ++result.violating_runs;
       ++result.violations_by_property[verdicts[k].property];
       if (!first) {
         first = begin + k;
-        first_schedule = schedules[k];
-        first_seed = seeds[k];
+        first_schedule = drawn.schedules[k];
+        first_seed = drawn.seeds[k];
         first_property = verdicts[k].property;
       }
     }
+  }
+  if (corpus) {
+    result.kept_runs = corpus->entries().size();
+    result.features = corpus->features();
   }
   result.run_seconds = seconds_since(start);
   result.runs = runs_made;

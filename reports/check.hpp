@@ -4,7 +4,10 @@
 // schedule_gen.hpp) and run the scenario with it under every property it names. The first
 // violating run (lowest index, so the answer does not depend on --jobs) is shrunk to a
 // minimal schedule (properties/shrink.hpp) and re-run with its trace captured, for the
-// replay file, the explanation and the timeline (reports/check_output.hpp).
+// replay file, the explanation and the timeline (reports/check_output.hpp). With --guided,
+// most runs mutate the schedule of a run kept for its new coverage instead (properties/
+// guided.hpp); runs still go in fixed batches reduced in order, so the answer does not depend
+// on --jobs either.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -32,6 +35,9 @@ struct CheckOptions {
   // violations so far still count). Unset: kDefaultEventBudgetFactor times the events of the
   // scenario's own run, and at least kMinEventBudget.
   std::optional<std::uint64_t> max_events;
+  // Coverage-guided (properties/guided.hpp): most runs mutate a kept run's schedule, aiming
+  // faults at moments of its trace, instead of drawing a fresh one.
+  bool guided = false;
   TrialProgress progress;  // runs done of runs
 };
 
@@ -57,6 +63,11 @@ struct CheckResult {
   std::uint64_t incomplete_runs = 0;  // stopped by the event budget or the livelock guard
   std::uint64_t event_budget = 0;     // events per run, at most (CheckOptions::max_events)
   std::map<std::string, std::uint64_t> violations_by_property;
+  // --guided: runs whose schedule mutated a kept run's, runs kept for new coverage (the
+  // scenario's own run first), and the features covered.
+  std::uint64_t mutated_runs = 0;
+  std::uint64_t kept_runs = 0;
+  std::uint64_t features = 0;
   // Per fault choice, indexed as fault_choices() (properties/check_system.hpp).
   std::vector<std::uint64_t> faults_by_kind;  // faults drawn
   std::vector<std::uint64_t> runs_by_kind;    // runs with the kind enabled

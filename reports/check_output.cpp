@@ -87,6 +87,10 @@ std::string check_summary_text(const CheckResult& r, const CheckOptions& options
   }
   out << "faults      " << covered << " of " << r.menu.size()
       << " kinds covered (faults drawn): " << join_words(kinds, ", ") << "\n";
+  if (options.guided) {
+    out << "guided      " << r.mutated_runs << " runs mutated a kept run's schedule; "
+        << r.kept_runs << " runs kept for new coverage (" << r.features << " features)\n";
+  }
   out << "violations  " << r.violating_runs << " of " << r.runs << " runs";
   for (const auto& [property, count] : r.violations_by_property) {
     out << "; " << property << " " << count;
@@ -134,6 +138,10 @@ Json check_summary_json(const CheckResult& r, const CheckOptions& options,
            {"incompleteRuns", r.incomplete_runs},
            {"eventBudget", r.event_budget},
            {"events", r.events}};
+  if (options.guided) {
+    out["guided"] =
+        Json{{"mutatedRuns", r.mutated_runs}, {"keptRuns", r.kept_runs}, {"features", r.features}};
+  }
   if (r.failure) {
     const CheckFailure& f = *r.failure;
     const Violation& v = violation_of(f);
