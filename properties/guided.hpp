@@ -9,7 +9,7 @@
 // trace shows. This unit does that:
 //   - CoverageObserver reduces a run's trace to features (which kinds of events happened, how
 //     often on a log scale, on which process, after which kind on the same process, about
-//     which process or object, after which sampled event anywhere) and to anchors (when events
+//     which process or object, in which order the kinds first came) and to anchors (when events
 //     happened and which processes they concern; the first occurrences of each kind, then one per
 //     doubling);
 //   - Corpus keeps the runs that covered a feature no kept run had, and counts how many runs
@@ -75,7 +75,7 @@ class CoverageObserver final : public TraceObserver {
   std::map<std::string, std::size_t, std::less<>> last_kind_;   // "node/proc" -> kind index
   std::set<std::uint64_t> local_;  // (kind, node/proc) and (previous kind there, kind)
   std::map<std::string, std::string, std::less<>> identities_;  // identity -> "node/proc"
-  std::string previous_ordered_;  // "kind@node/proc" of the last of the first kOrdered of a kind
+  std::string previous_ordered_;  // the kind of the last of the first kOrdered of a kind
 };
 
 struct CorpusEntry {
@@ -102,8 +102,15 @@ class Corpus {
   // The kept run that covers the feature with the fewest faults (the first such), as AFL's
   // top_rated: mutating the simplest run that does something keeps mutants simple too.
   const std::map<std::uint64_t, std::size_t>& top_rated() const { return top_; }
+  // The frontier (AFL's first pass over a new queue entry): each kept run, in the order kept,
+  // is the parent of kFreshTurns mutants handed out by this before it is only drawn by weight.
+  // nullopt when every kept run has had its turns.
+  static constexpr int kFreshTurns = 8;
+  std::optional<std::size_t> take_fresh_turn();
 
  private:
+  std::size_t fresh_ = 0;  // the entry whose fresh turns are being taken
+  int fresh_taken_ = 0;
   std::map<std::uint64_t, std::uint64_t> hits_;
   std::map<std::uint64_t, std::size_t> top_;
   std::vector<CorpusEntry> entries_;
@@ -118,8 +125,9 @@ struct Mutant {
 // A mutant of an entry of `corpus` (not empty), within options.max_faults and, when the space
 // keeps to the assumptions, within them; nullopt when no valid mutant was found in a few tries
 // (the caller draws a fresh schedule instead). A pure function of its arguments.
-std::optional<Mutant> mutate_schedule(const Corpus& corpus, const Scenario& scenario,
-                                      const FaultSpace& space, const GenerateOptions& options,
-                                      std::uint64_t seed);
+// `parent`: that entry's (a fresh turn), else one drawn by weight.
+std::optional<Mutant> mutate_schedule(const Corpus& corpus, std::optional<std::size_t> parent,
+                                      const Scenario& scenario, const FaultSpace& space,
+                                      const GenerateOptions& options, std::uint64_t seed);
 
 }  // namespace hasim

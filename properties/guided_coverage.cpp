@@ -94,15 +94,13 @@ void CoverageObserver::on_event(const TraceEvent& event) {
   }
   // Bounded: the first kFirst occurrences, then one per doubling.
   if (n < kFirst || std::has_single_bit(n)) kinds_[kind].anchors.push_back(anchor_of(event));
-  // The order of the first few events of each kind across processes: a pause that ends just
-  // after a takeover rather than long after it differs here and maybe nowhere else. Only the
-  // first few: the order among routine events changes with every timing and says little.
+  // The order of kinds among the first few events of each: a pause that ends just after a
+  // takeover rather than long after it differs here and maybe nowhere else. Kinds only, and
+  // only the first few: which process, and the order among routine events, change with every
+  // timing, and runs kept for that would bury the few that matter.
   if (n < kOrdered) {
-    const Anchor& a = kinds_[kind].anchors.back();
-    const std::string_view where =
-        a.processes.empty() ? std::string_view(a.node) : std::string_view(a.processes.front());
-    local_.insert(feature_hash({"order", previous_ordered_, a.kind, where}));
-    previous_ordered_.assign(a.kind).append("@").append(where);
+    local_.insert(feature_hash({"order", previous_ordered_, event.kind}));
+    previous_ordered_.assign(event.kind);
   }
   const std::string_view place = who.empty() ? event.node : std::string_view(who);
   local_.insert(feature_hash({"at", event.kind, place}));
@@ -130,6 +128,16 @@ RunCoverage CoverageObserver::finish() const {
 std::uint64_t Corpus::hits(std::uint64_t feature) const {
   const auto it = hits_.find(feature);
   return it == hits_.end() ? 0 : it->second;
+}
+
+std::optional<std::size_t> Corpus::take_fresh_turn() {
+  if (fresh_ >= entries_.size()) return std::nullopt;
+  const std::size_t entry = fresh_;
+  if (++fresh_taken_ == kFreshTurns) {
+    ++fresh_;
+    fresh_taken_ = 0;
+  }
+  return entry;
 }
 
 bool Corpus::offer(const Schedule& schedule, std::uint64_t seed, RunCoverage coverage) {

@@ -250,14 +250,15 @@ bool valid(const Schedule& s, const Scenario& scenario, const FaultSpace& space,
 
 }  // namespace
 
-std::optional<Mutant> mutate_schedule(const Corpus& corpus, const Scenario& scenario,
-                                      const FaultSpace& space, const GenerateOptions& options,
-                                      std::uint64_t seed) {
+std::optional<Mutant> mutate_schedule(const Corpus& corpus, std::optional<std::size_t> parent,
+                                      const Scenario& scenario, const FaultSpace& space,
+                                      const GenerateOptions& options, std::uint64_t seed) {
   HASIM_ASSERT(!corpus.entries().empty());
+  HASIM_ASSERT(!parent || *parent < corpus.entries().size());
   const auto gen = rc::gen::exec([&]() -> std::optional<Mutant> {
     for (int attempt = 0; attempt < kTries; ++attempt) {
-      const std::size_t parent = pick_entry(corpus);
-      const CorpusEntry& entry = corpus.entries()[parent];
+      const std::size_t from = parent ? *parent : pick_entry(corpus);
+      const CorpusEntry& entry = corpus.entries()[from];
       Schedule s = entry.schedule;
       const int rounds = *rc::gen::inRange(0, 4) == 0 ? 2 : 1;
       bool changed = false;
@@ -265,7 +266,7 @@ std::optional<Mutant> mutate_schedule(const Corpus& corpus, const Scenario& scen
         changed = mutate_once(s, corpus, entry, space, options) || changed;
       if (!changed) continue;
       sort_faults(s);
-      if (valid(s, scenario, space, options)) return Mutant{std::move(s), entry.seed, parent};
+      if (valid(s, scenario, space, options)) return Mutant{std::move(s), entry.seed, from};
     }
     return std::nullopt;
   });

@@ -67,10 +67,10 @@ struct Batch {
   std::vector<std::uint64_t> seeds;
 };
 
-// Three runs in four mutate a kept run (with its seed), once anything is kept.
+// Three runs in four mutate a kept run (with its seed), once anything is kept; half of those
+// take the frontier's turns (each new kept run's first mutants).
 Batch draw_batch(const Scenario& scenario, const CheckOptions& options, const FaultSpace& space,
-                 const Corpus* corpus, std::uint64_t begin, std::uint64_t end,
-                 CheckResult& result) {
+                 Corpus* corpus, std::uint64_t begin, std::uint64_t end, CheckResult& result) {
   Batch b;
   for (std::uint64_t i = begin; i < end; ++i) {
     if (i == 0 && !scenario.faults.empty()) {
@@ -80,8 +80,10 @@ Batch draw_batch(const Scenario& scenario, const CheckOptions& options, const Fa
     }
     const std::uint64_t seed = check_run_seed(options.seed, i);
     if (corpus != nullptr && !corpus->entries().empty() && trial_seed(seed, 3) % 4 != 0) {
-      if (auto m =
-              mutate_schedule(*corpus, scenario, space, options.generate, trial_seed(seed, 2))) {
+      // Half of them take the frontier's turns (each new kept run's first mutants).
+      const auto parent = trial_seed(seed, 4) % 2 == 0 ? corpus->take_fresh_turn() : std::nullopt;
+      if (auto m = mutate_schedule(*corpus, parent, scenario, space, options.generate,
+                                   trial_seed(seed, 2))) {
         ++result.mutated_runs;
         b.schedules.push_back(std::move(m->schedule));
         b.seeds.push_back(m->seed);

@@ -16,6 +16,9 @@ using namespace hasim;
 
 namespace {
 
+// The seed the finding test uses (README: how many runs each seed takes).
+constexpr std::uint64_t kFindingSeed = 1;
+
 void emit(CoverageObserver& observer, std::int64_t t, std::string_view node, std::string_view proc,
           std::string_view kind, std::vector<TraceField> fields = {}) {
   const StoredTraceEvent event(TrueTime{t}, node, proc, kind, std::move(fields));
@@ -73,7 +76,7 @@ TEST_CASE("the corpus keeps a run only for coverage no kept run had", "[guided]"
   CHECK(corpus.offer(Schedule{}, 1, coverage_of({"a", "b"})));
   CHECK_FALSE(corpus.offer(Schedule{}, 2, coverage_of({"a", "b"})));
   CHECK_FALSE(corpus.offer(Schedule{}, 3, coverage_of({"a"})));  // a prefix of the first
-  CHECK(corpus.offer(Schedule{}, 4, coverage_of({"b", "a"})));  // a new edge and order
+  CHECK(corpus.offer(Schedule{}, 4, coverage_of({"b", "a"})));   // a new edge and order
   REQUIRE(corpus.offer(Schedule{}, 5, coverage_of({"a", "b", "c"})));
   REQUIRE(corpus.entries().size() == 3);
   CHECK(corpus.entries().back().seed == 5);
@@ -94,8 +97,8 @@ TEST_CASE("mutants are pure, valid, and aim at what their anchor concerns", "[gu
   REQUIRE(corpus.offer(Schedule{}, 77, observer.finish()));
   int aimed = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
-    const auto m = mutate_schedule(corpus, scenario, space, options, seed);
-    const auto again = mutate_schedule(corpus, scenario, space, options, seed);
+    const auto m = mutate_schedule(corpus, std::nullopt, scenario, space, options, seed);
+    const auto again = mutate_schedule(corpus, std::nullopt, scenario, space, options, seed);
     REQUIRE(m.has_value() == again.has_value());
     if (!m) continue;
     CHECK(faults_to_json(m->schedule.faults) == faults_to_json(again->schedule.faults));
@@ -134,47 +137,42 @@ TEST_CASE("a fault added at a time leaves the run before it unchanged", "[guided
   CHECK(b->captured[same].find("\"t\":30000000000") != std::string::npos);
 }
 
-TEST_CASE("guided: kubernetes#138066's stall from one long pause, shrunk to 2 faults",
-          "[guided][check]") {
-  // The plain clock-skewed cluster of scenarios/election/cle-preferred-holder-clock-behind.json
-  // with one fault only: its KCM leader paused from 10 ms for 40 s, which alone harms nothing
-  // (cp-1 leads from 13.6 s). The stall needs the pause to end within the skew after the
-  // controller's takeover (10.002 s) and a crash of the preferred candidate just after:
-  // swarm draws almost never do both; mutants aimed at the takeover do.
-  Scenario scenario = load_file("scenarios/election/cle-preferred-holder-clock-behind.json", true);
-  scenario.faults.resize(1);
-  scenario.faults[0].at = milliseconds(10);
-  scenario.faults[0].for_duration = seconds(40);
-  scenario.properties = {"eventually-leader:60s"};
+TEST_CASE("guided: kubernetes#138066's stall from the plain scenario, shrunk to 2 faults",
+          "[guided][check][finding]") {
+  // scenarios/check/cle-clock-behind-3.json: a plain CLE cluster whose only oddity is cp-2's
+  // clock 0.5 s behind, no fault. The stall needs the controller to elect another candidate
+  // before cp-2's (older) one is there, make cp-2's preferredHolder before that holder ever
+  // renewed, and cp-2's candidate to stop answering in the next seconds: each fault in a window
+  // milliseconds wide that the system opens, which swarm draws do not hit (README: the same
+  // runs without --guided find nothing; not repeated here, to keep the suite's time).
+  Scenario scenario = load_file("scenarios/check/cle-clock-behind-3.json", true);
+  REQUIRE(scenario.faults.empty());
   REQUIRE(run_scenario(scenario, RunOptions{})->all_held());
   CheckOptions options;
-  options.runs = 400;
+  options.runs = 1000;
+  options.seed = kFindingSeed;
   options.jobs = 2;
   options.generate.kinds = {"pause", "crash"};
   options.generate.max_faults = 2;
-  options.within_assumptions = false;
   options.stop_at_first = true;
   options.guided = true;
   const auto result = run_check(scenario, options);
   REQUIRE((result && result->failure));
   const CheckFailure& failure = *result->failure;
   CHECK(failure.property == "eventually-leader:60s");
+  CHECK(failure.broken_assumptions.empty());  // a finding, within every assumption
   CHECK(result->mutated_runs > 0);
   const auto& minimal = failure.shrunk.minimal.faults;
   REQUIRE(minimal.size() == 2);
   CHECK(minimal[0].kind == "pause");
+  REQUIRE(minimal[0].targets.size() == 1);
+  CHECK(minimal[0].targets[0].rfind("cp-2/", 0) ==
+        0);  // cp-2 answers late: a candidate or its apiserver
   CHECK(minimal[1].kind == "crash");
-  for (const FaultSpec& f : minimal) {
-    CHECK(f.targets == std::vector<std::string>{"cp-2/kube-controller-manager"});
-  }
-  // The stall's mark: the controller made the paused candidate preferredHolder.
+  // The stall's mark: the controller made cp-2's candidate preferredHolder.
   CHECK(std::any_of(failure.rerun.captured.begin(), failure.rerun.captured.end(),
                     [](const std::string& line) {
-                      return line.find("\"kind\":\"cle-preempt\"") != std::string::npos;
+                      return line.find("\"kind\":\"cle-preempt\"") != std::string::npos &&
+                             line.find("\"preferredHolder\":\"cp-2_") != std::string::npos;
                     }));
-  // Without --guided the same number of runs finds nothing.
-  options.guided = false;
-  const auto swarm = run_check(scenario, options);
-  REQUIRE(swarm.has_value());
-  CHECK_FALSE(swarm->failure.has_value());
 }
