@@ -241,11 +241,20 @@ bool mutate_once(Schedule& s, const Corpus& corpus, const CorpusEntry& entry,
   }
 }
 
+// Within max_faults and, when the space keeps to the assumptions, breaking none beyond those
+// the scenario's configuration breaks by itself (`config_broken`: a scenario may be weak on
+// purpose, e.g. clock rates beyond LD/RD).
 bool valid(const Schedule& s, const Scenario& scenario, const FaultSpace& space,
-           const GenerateOptions& options) {
+           const GenerateOptions& options, const std::vector<std::string>& config_broken) {
   if (s.faults.empty() && s.redraws.empty()) return false;
   if (static_cast<int>(s.faults.size()) > std::max(1, options.max_faults)) return false;
-  return !space.within_assumptions || broken_assumptions(apply_schedule(scenario, s)).empty();
+  if (!space.within_assumptions) return true;
+  for (const std::string& broken : broken_assumptions(apply_schedule(scenario, s))) {
+    if (std::find(config_broken.begin(), config_broken.end(), broken) == config_broken.end()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -255,6 +264,9 @@ std::optional<Mutant> mutate_schedule(const Corpus& corpus, std::optional<std::s
                                       const GenerateOptions& options, std::uint64_t seed) {
   HASIM_ASSERT(!corpus.entries().empty());
   HASIM_ASSERT(!parent || *parent < corpus.entries().size());
+  const std::vector<std::string> config_broken =
+      space.within_assumptions ? broken_assumptions(apply_schedule(scenario, Schedule{}))
+                               : std::vector<std::string>{};
   const auto gen = rc::gen::exec([&]() -> std::optional<Mutant> {
     for (int attempt = 0; attempt < kTries; ++attempt) {
       const std::size_t from = parent ? *parent : pick_entry(corpus);
@@ -266,7 +278,8 @@ std::optional<Mutant> mutate_schedule(const Corpus& corpus, std::optional<std::s
         changed = mutate_once(s, corpus, entry, space, options) || changed;
       if (!changed) continue;
       sort_faults(s);
-      if (valid(s, scenario, space, options)) return Mutant{std::move(s), entry.seed, from};
+      if (valid(s, scenario, space, options, config_broken))
+        return Mutant{std::move(s), entry.seed, from};
     }
     return std::nullopt;
   });

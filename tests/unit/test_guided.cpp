@@ -176,3 +176,25 @@ TEST_CASE("guided: kubernetes#138066's stall from the plain scenario, shrunk to 
                              line.find("\"preferredHolder\":\"cp-2_") != std::string::npos;
                     }));
 }
+
+TEST_CASE("a guided check gives the same answer for any number of jobs", "[guided][check]") {
+  const Scenario scenario = load_file("scenarios/election/clock-rate-above-ld-rd.json", false);
+  CheckOptions options;
+  options.runs = 96;  // three batches: the corpus grows between them
+  options.guided = true;
+  options.jobs = 1;
+  const auto one = run_check(scenario, options);
+  options.jobs = 2;
+  const auto two = run_check(scenario, options);
+  REQUIRE((one && two && one->failure && two->failure));
+  CHECK(one->mutated_runs > 0);
+  CHECK(one->kept_runs > 1);
+  CHECK(one->mutated_runs == two->mutated_runs);
+  CHECK(one->kept_runs == two->kept_runs);
+  CHECK(one->features == two->features);
+  CHECK(one->violating_runs == two->violating_runs);
+  CHECK(one->events == two->events);
+  CHECK(one->failure->run == two->failure->run);
+  CHECK(faults_to_json(one->failure->shrunk.minimal.faults) ==
+        faults_to_json(two->failure->shrunk.minimal.faults));
+}
