@@ -1,23 +1,25 @@
 #pragma once
 // Coverage-guided schedules for `hasim check --guided`. A bug that needs two faults, each in a
-// window a fraction of a second wide that the system itself opens (kubernetes#138066's stall:
-// a pause that ends just after the election controller takes the Lease over, then a crash of
-// the candidate it prefers within the next 5 s), is out of reach of faults drawn uniformly:
-// well under one run in 100,000. Greybox fuzzers of distributed systems (Mallory, CCS 2023;
-// AFL's corpus and "havoc" before it) reach such states by keeping every run that did
+// window milliseconds wide that the system itself opens (kubernetes#138066's stall: the
+// election controller makes a late candidate preferredHolder before the holder it just chose
+// has renewed, and that candidate stops answering within the next seconds), is out of reach
+// of faults drawn uniformly: swarm schedules find it in none of 2,000 runs, guided ones in 736
+// (README, Coordinated Leader Election). Greybox fuzzers of distributed systems (Mallory, CCS
+// 2023; AFL's corpus and "havoc" before it) reach such states by keeping every run that did
 // something no earlier run did and mutating those, with faults aimed at moments the run's own
 // trace shows. This unit does that:
 //   - CoverageObserver reduces a run's trace to features (which kinds of events happened, how
 //     often on a log scale, on which process, after which kind on the same process, about
-//     which process or object, in which order the kinds first came) and to anchors (when events
-//     happened and which processes they concern; the first occurrences of each kind, then one per
-//     doubling);
-//   - Corpus keeps the runs that covered a feature no kept run had, and counts how many runs
-//     covered each feature: mutations start from runs rich in rare features and aim at events
-//     of rare kinds (FairFuzz's rare branches, ICSE 2018), where the frontier is;
+//     which process or object, in which order the kinds first came) and to anchors (when
+//     events happened and which processes they concern; the first occurrences of each kind,
+//     then one per doubling);
+//   - Corpus keeps the runs that covered a feature no kept run had, counts how many runs
+//     covered each feature (mutations start from top-rated runs rich in rare features and aim
+//     at rare events: FairFuzz's rare branches, ICSE 2018), and hands out each new kept run's
+//     first mutants (the frontier);
 //   - mutate_schedule changes a kept run's schedule: a fault at an anchor plus a delay, aimed
-//     at a process the anchor concerns; a fault's end moved to just after an anchor; a time
-//     nudged; a fault dropped.
+//     at a process the anchor concerns; a fault's end moved to just after an anchor; another
+//     fault on a target after its fault ends; a time nudged; a fault dropped.
 // A mutated schedule runs with its parent's simulation seed, so the run is the parent's run up
 // to the first changed fault and the anchors' times still mean what they meant. The result is
 // an ordinary schedule (absolute times), shrunk and replayed as any other.
