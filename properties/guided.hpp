@@ -77,6 +77,7 @@ class CoverageObserver final : public TraceObserver {
   std::map<std::string, std::size_t, std::less<>> last_kind_;   // "node/proc" -> kind index
   std::set<std::uint64_t> local_;  // (kind, node/proc) and (previous kind there, kind)
   std::map<std::string, std::string, std::less<>> identities_;  // identity -> "node/proc"
+  std::string who_;               // scratch: the current event's "node/proc"
   std::string previous_ordered_;  // the kind of the last of the first kOrdered of a kind
 };
 
@@ -121,7 +122,6 @@ class Corpus {
 struct Mutant {
   Schedule schedule;
   std::uint64_t seed = 0;  // the parent's simulation seed
-  std::size_t parent = 0;  // index into the corpus
 };
 
 // A mutant of an entry of `corpus` (not empty), within options.max_faults and, when the space

@@ -81,9 +81,10 @@ void CoverageObserver::on_event(const TraceEvent& event) {
   }
   const std::size_t kind = it->second;
   const std::uint64_t n = kinds_[kind].count++;
-  std::string who;
+  // Reused: building "node/proc" allocates only while the longest name grows.
+  std::string& who = who_;
+  who.clear();
   if (!event.proc.empty()) {
-    who.reserve(event.node.size() + 1 + event.proc.size());
     who.append(event.node).append("/").append(event.proc);
     // A process's identity (client-go's holderIdentity): later events name it by that.
     const std::string_view identity = event.string_field("identity");

@@ -5,6 +5,7 @@
 
 #include "properties/check_system.hpp"
 #include "properties/guided.hpp"
+#include "scenarios/fault_json.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim {
@@ -102,7 +103,7 @@ bool contains(const std::vector<std::string>& items, const std::string& item) {
 void retarget(FaultSpec& f, const Anchor& a, const FaultSpace& space) {
   if (!f.role.empty() || f.targets.size() != 1) return;
   const std::string& old = f.targets.front();
-  if (old.find('/') != std::string::npos) {
+  if (is_process_target(old)) {
     const std::vector<std::string>& pool =
         contains(space.mounts, old) ? space.mounts : space.processes;
     std::vector<std::string> aimed;
@@ -189,8 +190,7 @@ bool follow_up(Schedule& s, const FaultSpace& space, const GenerateOptions& opti
   const FaultChoice& choice = drawable[pick_index(drawable.size())];
   FaultSpec f = find_fault_choice(choice)->draw(space, Intensity{*rc::gen::element(10, 30, 100)});
   if (at >= space.duration || f.targets.size() != 1) return false;
-  const bool process = target.find('/') != std::string::npos;
-  if (process != (f.targets.front().find('/') != std::string::npos)) return false;
+  if (is_process_target(target) != is_process_target(f.targets.front())) return false;
   f.targets = {target};
   f.at = at;
   make_room(s, options);
@@ -279,7 +279,7 @@ std::optional<Mutant> mutate_schedule(const Corpus& corpus, std::optional<std::s
       if (!changed) continue;
       sort_faults(s);
       if (valid(s, scenario, space, options, config_broken))
-        return Mutant{std::move(s), entry.seed, from};
+        return Mutant{std::move(s), entry.seed};
     }
     return std::nullopt;
   });

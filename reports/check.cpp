@@ -31,28 +31,45 @@ RunVerdict verdict_of(const RunResult& result) {
   return verdict;
 }
 
+// Hands every event of the run to `coverage`, from before the first fault.
+WorldHook observe(CoverageObserver& coverage) {
+  return [&coverage](World& world) { world.trace().add_observer(&coverage); };
+}
+
 RunVerdict run_once(const Scenario& scenario, const Schedule& schedule, std::uint64_t seed,
                     std::uint64_t max_events, CoverageObserver* coverage = nullptr) {
   RunOptions options;
   options.seed = seed;
   options.max_events = max_events;
-  if (coverage != nullptr) {
-    options.hook = [coverage](World& world) { world.trace().add_observer(coverage); };
-  }
+  if (coverage != nullptr) options.hook = observe(*coverage);
   const auto result = run_scenario(apply_schedule(scenario, schedule), options);
   HASIM_ASSERT(result.has_value());  // no trace file, so it cannot fail
   return verdict_of(*result);
 }
 
-// The scenario's own run (its faults, its seed) sets the scale: a drawn schedule may make a run
-// a few times longer (retries, elections, re-lists), but one twenty times longer is a model
-// caught in a storm (e.g. a raft leader re-sending snapshots to a follower whose unsafe power
-// loss left it ahead of the leader), which would stall the check for hours.
-std::uint64_t default_event_budget(const Scenario& scenario) {
-  const auto own = run_scenario(scenario, RunOptions{});
+// The scenario's own run (its faults, its seed), made once: unless --max-events gives the
+// event budget, it sets its scale (a drawn schedule may make a run a few times longer --
+// retries, elections, re-lists -- but one twenty times longer is a model caught in a storm,
+// e.g. a raft leader re-sending snapshots to a follower whose unsafe power loss left it ahead
+// of the leader, which would stall the check for hours); with --guided it is the corpus's
+// first kept run.
+void own_run(const Scenario& scenario, const CheckOptions& options, CheckResult& result,
+             std::optional<Corpus>& corpus) {
+  if (options.max_events) result.event_budget = *options.max_events;
+  if (options.max_events && !options.guided) return;
+  CoverageObserver coverage;
+  RunOptions run;
+  run.max_events = options.max_events;
+  if (options.guided) run.hook = observe(coverage);
+  const auto own = run_scenario(scenario, run);
   HASIM_ASSERT(own.has_value());  // no trace file, so it cannot fail
-  // Cannot overflow: the kernel stops a run at 4e9 events.
-  return std::max(kMinEventBudget, own->stats.events * kDefaultEventBudgetFactor);
+  if (!options.max_events) {
+    // Cannot overflow: the kernel stops a run at 4e9 events.
+    result.event_budget = std::max(kMinEventBudget, own->stats.events * kDefaultEventBudgetFactor);
+  }
+  if (options.guided) {
+    corpus.emplace().offer(Schedule{scenario.faults, {}, {}}, scenario.seed, coverage.finish());
+  }
 }
 
 // Runs per batch: enough to keep every thread busy, few enough that schedules stay small.
@@ -94,14 +111,6 @@ Batch draw_batch(const Scenario& scenario, const CheckOptions& options, const Fa
     b.seeds.push_back(seed);
   }
   return b;
-}
-
-// --guided: the scenario's own run (its faults, its seed) is the first kept run.
-void seed_corpus(const Scenario& scenario, std::uint64_t max_events, Corpus& corpus) {
-  CoverageObserver coverage;
-  const Schedule own{scenario.faults, {}, {}};
-  run_once(scenario, own, scenario.seed, max_events, &coverage);
-  corpus.offer(own, scenario.seed, coverage.finish());
 }
 
 void count_kinds(const Schedule& s, CheckResult& result) {
@@ -146,7 +155,8 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
                 (applicable.empty() ? std::string("none") : join_words(applicable)));
   }
 
-  result.event_budget = options.max_events ? *options.max_events : default_event_budget(scenario);
+  std::optional<Corpus> corpus;
+  own_run(scenario, options, result, corpus);
 
   // Runs go in batches: schedules are drawn on this thread (RapidCheck's generator state is
   // global), run on `jobs` threads, and reduced in run order; memory stays bounded for any
@@ -156,8 +166,6 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
   std::optional<std::uint64_t> first_seed;
   std::string first_property;
   const auto start = std::chrono::steady_clock::now();
-  std::optional<Corpus> corpus;
-  if (options.guided) seed_corpus(scenario, result.event_budget, corpus.emplace());
   const std::uint64_t batch = options.guided ? kGuidedBatch
                               : options.stop_at_first
                                   ? std::max<std::uint64_t>(8, 4ULL * options.jobs)

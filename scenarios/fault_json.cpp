@@ -6,12 +6,7 @@
 #include "sim/clock.hpp"
 
 namespace hasim {
-namespace {
-
-// The loader's "process" form: a fault on one process is written "node/process".
 bool is_process_target(const std::string& target) { return target.find('/') != std::string::npos; }
-
-}  // namespace
 
 std::string duration_text(Duration d) { return format_duration(d); }
 
@@ -54,8 +49,8 @@ Json faults_to_json(const std::vector<FaultSpec>& faults) {
 std::string fault_target_text(const FaultSpec& fault) {
   const std::size_t colon = fault.role.find(':');
   if (!fault.role.empty() && colon == std::string::npos) return "the " + fault.role;
-  if (!fault.role.empty()) return "the " + fault.role.substr(0, colon) + " of " +
-                                  fault.role.substr(colon + 1);
+  if (!fault.role.empty())
+    return "the " + fault.role.substr(0, colon) + " of " + fault.role.substr(colon + 1);
   return join_words(fault.targets);
 }
 

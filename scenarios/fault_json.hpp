@@ -14,6 +14,8 @@ void write_fault_targets(const FaultSpec& fault, Json& out);
 // Whom a fault hits, for sentences: "cp-1, cp-2", or "the leader of kube-system/kube-scheduler".
 std::string fault_target_text(const FaultSpec& fault);
 Json faults_to_json(const std::vector<FaultSpec>& faults);
+// The loader's "process" form: a fault on one process names it "node/process".
+bool is_process_target(const std::string& target);
 
 // "1.5s", "2m3.25s", "0s": exact to the nanosecond and accepted by parse_duration.
 std::string duration_text(Duration d);
