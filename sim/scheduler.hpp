@@ -9,8 +9,8 @@
 // "Benchmarks"). A radix heap needs monotone keys, which a simulator gives for free: every new
 // event is at or after now(), so its time is at or above the last one popped. A key lives in
 // the bucket of the highest digit in which it differs from last_ (the boundary below, see the
-// run); popping empties the lowest non-empty bucket into lower ones, so a key moves only downwards, by
-// appends to vectors (no compare-and-swap walk over a tree of cache lines).
+// run); popping empties the lowest non-empty bucket into lower ones, so a key moves only downwards,
+// by appends to vectors (no compare-and-swap walk over a tree of cache lines).
 //
 // Ties need no key bits: every bucket's entries are in insertion-sequence order. A schedule
 // appends the largest sequence yet; a bucket is emptied only when every lower one is empty,
@@ -81,8 +81,8 @@ class Scheduler {
   };
   // Buckets by the highest differing digit (kRadixBits wide) from last_ and the key's value
   // of that digit: bucket level * kRadix + digit. The digit is above last_'s, so bucket 0 is
-  // never used (keys at or below last_ go to the run). Wider digits mean fewer moves per key (a key moves
-  // at most once per level) but more buckets to find the lowest non-empty among.
+  // never used (keys at or below last_ go to the run). Wider digits mean fewer moves per key (a key
+  // moves at most once per level) but more buckets to find the lowest non-empty among.
   static constexpr int kRadixBits = 5;
   static constexpr int kRadix = 1 << kRadixBits;
   static constexpr int kLevels = (64 + kRadixBits - 1) / kRadixBits;
@@ -111,8 +111,9 @@ class Scheduler {
   bool refill();
   // Empties bucket `b`, the lowest non-empty one, into the run or into lower buckets.
   void take(int b);
-  // Sorts a bucket of at most kRunEntries into the (empty) run; last_ becomes its largest key.
-  void sort_into_run(std::vector<Entry>& from);
+  // Sorts a bucket of at most kRunEntries, whose keys lie in [start, start + 2^shift), into
+  // the (empty) run; last_ becomes its largest key.
+  void sort_into_run(std::vector<Entry>& from, Key start, int shift);
   bool cancelled(std::uint32_t slot) const { return (cancelled_[slot >> 6] >> (slot & 63)) & 1; }
   void set_cancelled(std::uint32_t slot, bool on);
   void release(std::uint32_t slot);
