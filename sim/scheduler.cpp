@@ -152,42 +152,49 @@ void Scheduler::sort_into_run(std::vector<Entry>& from, Key start, int shift) {
   // digit they agreed with last_ on, so they stay where they are.
   run_.clear();
   head_ = 0;
-  // The bucket's keys lie in [start, start + 2^shift): a counting sort by the next digit
-  // below (stable, two passes), then an insertion sort that only orders keys sharing that
-  // digit, usually none. A plain insertion sort moved about n/4 entries per key and
-  // mispredicted once per key.
-  constexpr int kSubBits = kRadixBits;  // 4 to 6 measured alike; 7 slower
-  const int sub_shift = shift > kSubBits ? shift - kSubBits : 0;
-  std::array<std::uint8_t, (1 << kSubBits) + 1> count{};
-  static_assert(kRunEntries < 256);
-  std::size_t kept = 0;
   Key largest = last_;
-  for (const Entry entry : from) {  // drops cancelled entries, compacting `from` in place
+  std::array<Entry, kRunEntries> kept;  // not value-initialised: every one read is written
+  std::size_t n = 0;
+  for (const Entry entry : from) {  // drops cancelled entries
     if (cancelled(entry.slot)) {
       drop(entry.slot);
       continue;
     }
     HASIM_ASSERT(entry.time >= start && ((entry.time - start) >> shift) == 0);
     largest = entry.time > largest ? entry.time : largest;
-    from[kept++] = entry;
-    ++count[((entry.time - start) >> sub_shift) + 1];
+    kept[n++] = entry;
   }
+  from.clear();
+  last_ = largest;
+  // A few entries (a control plane's usual bucket): insertion sort. More (the hold model's
+  // ~30): first a counting sort by the next digit below `shift` (stable), so the insertion
+  // sort only orders keys that share that digit, usually none. Alone, the insertion sort
+  // moved about n/4 entries per key and mispredicted once per key.
+  if (n > kFewEntries) counting_sort(kept.data(), n, start, shift);
+  for (std::size_t i = 1; i < n; ++i) {
+    const Entry entry = kept[i];
+    std::size_t j = i;
+    for (; j > 0 && kept[j - 1].time > entry.time; --j) kept[j] = kept[j - 1];
+    kept[j] = entry;
+  }
+  run_.assign(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void Scheduler::counting_sort(Entry* entries, std::size_t n, Key start, int shift) {
+  HASIM_ASSERT(n <= kRunEntries);
+  constexpr int kSubBits = kRadixBits;  // 4 to 6 measured alike; 7 slower
+  const int sub_shift = shift > kSubBits ? shift - kSubBits : 0;
+  std::array<std::uint8_t, (1 << kSubBits) + 1> count{};
+  static_assert(kRunEntries < 256);
+  for (std::size_t i = 0; i < n; ++i) ++count[((entries[i].time - start) >> sub_shift) + 1];
   for (int d = 1; d <= (1 << kSubBits); ++d) {
     count[d] = static_cast<std::uint8_t>(count[d] + count[d - 1]);
   }
-  std::array<Entry, kRunEntries> placed;  // not value-initialised: every one used is written
-  for (std::size_t i = 0; i < kept; ++i) {
-    placed[count[(from[i].time - start) >> sub_shift]++] = from[i];
+  std::array<Entry, kRunEntries> placed;  // not value-initialised: every one read is written
+  for (std::size_t i = 0; i < n; ++i) {
+    placed[count[(entries[i].time - start) >> sub_shift]++] = entries[i];
   }
-  for (std::size_t i = 1; i < kept; ++i) {
-    const Entry entry = placed[i];
-    std::size_t j = i;
-    for (; j > 0 && placed[j - 1].time > entry.time; --j) placed[j] = placed[j - 1];
-    placed[j] = entry;
-  }
-  run_.assign(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(kept));
-  from.clear();
-  last_ = largest;
+  std::copy(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(n), entries);
 }
 
 bool Scheduler::refill() {
