@@ -177,6 +177,7 @@ void Scheduler::sort_into_run(std::vector<Entry>& from, Key start, int shift) {
     for (; j > 0 && kept[j - 1].time > entry.time; --j) kept[j] = kept[j - 1];
     kept[j] = entry;
   }
+  HASIM_ASSERT(n == 0 || kept[n - 1].time == largest);  // the largest key ends the run
   run_.assign(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
@@ -190,7 +191,8 @@ void Scheduler::counting_sort(Entry* entries, std::size_t n, Key start, int shif
   for (int d = 1; d <= (1 << kSubBits); ++d) {
     count[d] = static_cast<std::uint8_t>(count[d] + count[d - 1]);
   }
-  std::array<Entry, kRunEntries> placed;  // not value-initialised: every one read is written
+  HASIM_ASSERT(count[1 << kSubBits] == n);  // every entry counted in exactly one sub-range
+  std::array<Entry, kRunEntries> placed;    // not value-initialised: every one read is written
   for (std::size_t i = 0; i < n; ++i) {
     placed[count[(entries[i].time - start) >> sub_shift]++] = entries[i];
   }
