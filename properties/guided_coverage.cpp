@@ -4,17 +4,15 @@
 
 #include "properties/guided.hpp"
 #include "sim/assert.hpp"
+#include "sim/fnv.hpp"
 
 namespace hasim {
 namespace {
 
-// FNV-1a over the parts, each closed by a separator so ("ab","c") and ("a","bc") differ.
+// FNV-1a over the parts, each closed by a separator byte so ("ab","c") and ("a","bc") differ.
 std::uint64_t feature_hash(std::initializer_list<std::string_view> parts) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::string_view part : parts) {
-    for (const char c : part) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    h = (h ^ 0xffU) * 0x100000001b3ULL;
-  }
+  std::uint64_t h = kFnvOffset;
+  for (std::string_view part : parts) h = fnv1a_byte(fnv1a(h, part), 0xff);
   return h;
 }
 

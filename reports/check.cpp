@@ -97,7 +97,6 @@ Batch draw_batch(const Scenario& scenario, const CheckOptions& options, const Fa
     }
     const std::uint64_t seed = check_run_seed(options.seed, i);
     if (corpus != nullptr && !corpus->entries().empty() && trial_seed(seed, 3) % 4 != 0) {
-      // Half of them take the frontier's turns (each new kept run's first mutants).
       const auto parent = trial_seed(seed, 4) % 2 == 0 ? corpus->take_fresh_turn() : std::nullopt;
       if (auto m = mutate_schedule(*corpus, parent, scenario, space, options.generate,
                                    trial_seed(seed, 2))) {
@@ -195,7 +194,10 @@ std::optional<CheckResult> run_check(const Scenario& scenario, const CheckOption
         });
     for (std::uint64_t k = 0; k < verdicts.size(); ++k) {
       result.events += verdicts[k].events;
-      if (corpus) {
+      // Run 0 with the scenario's own faults is its own run, which own_run offered already:
+      // offered twice, its features would count as commoner than they are.
+      const bool own_again = begin + k == 0 && !scenario.faults.empty();
+      if (corpus && !own_again) {
         corpus->offer(drawn.schedules[k], drawn.seeds[k], std::move(verdicts[k].coverage));
       }
       if (!verdicts[k].completed) ++result.incomplete_runs;
