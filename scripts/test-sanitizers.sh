@@ -10,20 +10,21 @@ cd "$(dirname "$0")/.."
 # full count runs in ./run-tests.sh), and the search for a known counterexample ([finding]),
 # whose shrunk form runs here as a scenario test anyway, and hasim check's many-run soak of a
 # correct configuration ([slow]; its weak-configuration searches do run here) are left to the
-# normal build. So are the tests that run a golden scenario again to read its trace
-# ([scenario-rerun]: the golden tests run each here once), the etcd-ha study's trials (30
+# normal build. So are the tests that run a golden scenario again to read its trace or its
+# verdict ([scenario-rerun]: the golden tests run each here once), the etcd-ha study's trials (30
 # simulated minutes of an Etcd each; its flag checks stay), and the source lint ([tidy]),
 # which reads files, not memory.
 #
 # Two processes, one per core, of about equal length: the golden tests (every scenario once)
-# with the check and robustness tests, then the CLI tests, beside all the rest. The trace-kind
+# with the check tests but its weak-configuration searches, then the CLI tests, beside all the
+# rest, those searches and the robustness tests included. The trace-kind
 # test, which runs every scenario a second time only to read the kinds of its events, is left
 # to the normal build (it checks vocabulary, not memory). Each writes its own log, printed
 # when both are done, and the stage fails if either does.
 logs=$(mktemp -d)
 skip="~[finding]~[slow]~[scenario-rerun]~[etcd-ha-trials]~[tidy]"
-halves=("[golden],[check]$skip,[robustness]$skip"
-  "~[golden]~[trace-kinds]~[check]~[robustness]$skip")
+halves=("[golden],[check]~[weak]$skip"
+  "~[golden]~[trace-kinds]~[check]$skip,[weak]$skip")
 pids=()
 for i in 0 1; do
   {

@@ -113,7 +113,7 @@ TEST_CASE("the probe loop backs off 2s doubling to 128s after a snapshotter fail
 // starts after the previous snapshot), an outage's failed uploads are retried until one
 // succeeds, and druid's BackupReady goes True, Unknown, False and True again.
 TEST_CASE("the snapshotter's deltas cover the revisions in order across an outage",
-          "[druid-backups]") {
+          "[druid-backups][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-backup-store-outage.json");
   std::int64_t last = -1;
   int saved = 0;

@@ -34,7 +34,7 @@ std::map<std::string, std::string> last_by_pod(const std::vector<Json>& events,
 }  // namespace
 
 TEST_CASE("druid bootstrap: pods spread, etcd starts fresh, members and conditions Ready",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-bootstrap-3.json");
   // Hostname anti-affinity: one pod per worker.
   std::set<std::string> nodes;
@@ -71,7 +71,7 @@ TEST_CASE("druid bootstrap: pods spread, etcd starts fresh, members and conditio
 }
 
 TEST_CASE("druid: a deleted pod with a PersistentVolumeClaim rejoins with its member ID",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-pod-deleted-pvc.json");
   REQUIRE(of_kind(events, "pod-gone").size() == 1);
   // Scheduled again where its volume is: zone c has one worker.
@@ -90,7 +90,7 @@ TEST_CASE("druid: a deleted pod with a PersistentVolumeClaim rejoins with its me
 }
 
 TEST_CASE("druid: a deleted pod with an emptyDir is repaired as a new learner and promoted",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-pod-deleted-emptydir.json");
   CHECK(last_by_pod(events, "druid-br-init", "action").at("etcd-main-1") == "MemberRepair");
   // remove the old ID, add a new one as a learner, then promote it: in that order.
@@ -115,7 +115,7 @@ TEST_CASE("druid: a deleted pod with an emptyDir is repaired as a new learner an
 }
 
 TEST_CASE("druid: a drain evicts within the PodDisruptionBudget and waits on its 429s",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-drain-blocked-by-pdb.json");
   std::map<std::string, int> outcomes;
   for (const Json& e : of_kind(events, "pod-eviction")) {
@@ -142,7 +142,8 @@ TEST_CASE("druid: a drain evicts within the PodDisruptionBudget and waits on its
   CHECK(of_kind(events, "pod-ready").size() == 5);
 }
 
-TEST_CASE("druid: a zone out keeps quorum; the evicted pod waits for its node", "[druid-pods]") {
+TEST_CASE("druid: a zone out keeps quorum; the evicted pod waits for its node",
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-zone-outage.json");
   // Evicted at 1m40s + 300s, gone only when its node is back at 11m.
   const auto deletions = of_kind(events, "pod-deletion");
@@ -162,7 +163,7 @@ TEST_CASE("druid: a zone out keeps quorum; the evicted pod waits for its node", 
 }
 
 TEST_CASE("druid: a rolling update replaces the pods from the highest ordinal, one Ready at a time",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-rolling-update.json");
   std::vector<std::string> order;
   for (const Json& e : of_kind(events, "pod-deletion")) {
@@ -191,7 +192,7 @@ TEST_CASE("druid: a rolling update replaces the pods from the highest ordinal, o
 }
 
 TEST_CASE("druid: an image that cannot be pulled stops the rollout at the first pod",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-image-pull-fails.json");
   CHECK(of_kind(events, "pod-deletion").size() == 1);
   CHECK(of_kind(events, "pod-image-pull-backoff").size() == 1);
@@ -203,7 +204,8 @@ TEST_CASE("druid: an image that cannot be pulled stops the rollout at the first 
   CHECK(status.at("etcd-main-2") == "ContainersNotReady");
 }
 
-TEST_CASE("druid: a crash loop backs off 10 s doubling, past the end of the loop", "[druid-pods]") {
+TEST_CASE("druid: a crash loop backs off 10 s doubling, past the end of the loop",
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-crash-loop.json");
   std::vector<std::int64_t> waits;
   for (const Json& e : of_kind(events, "kubelet-restart")) {

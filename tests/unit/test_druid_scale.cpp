@@ -96,7 +96,7 @@ const std::map<std::string, std::string> kThreeReady{
 }  // namespace
 
 TEST_CASE("druid-scale 1 to 3: the new pods join as learners one at a time and are promoted",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-scale-1-to-3.json");
   const auto updates = of_kind(events, "druid-spec-update");
   REQUIRE(updates.size() == 1);
@@ -131,7 +131,7 @@ TEST_CASE("druid-scale 1 to 3: the new pods join as learners one at a time and a
 }
 
 TEST_CASE("druid-scale 3 to 5: two learners in turn; a later scale-down to 3 is refused",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-scale-3-to-5.json");
   CHECK(set_replicas(events) == std::vector<std::int64_t>{3, 5});
   // Members 4 and 5 (IDs after the bootstrap's 1-3), the second added after the first's
@@ -167,7 +167,7 @@ TEST_CASE("druid-scale 3 to 5: two learners in turn; a later scale-down to 3 is 
 }
 
 TEST_CASE("druid hibernate and wake: the set goes to 0, every member restarts on its volume",
-          "[druid-pods]") {
+          "[druid-pods][scenario-rerun]") {
   const auto events = run_trace("scenarios/druid/druid-hibernate-wake.json");
   CHECK(set_replicas(events) == std::vector<std::int64_t>{3, 0, 3});
   CHECK(of_kind(events, "pod-gone").size() == 3);

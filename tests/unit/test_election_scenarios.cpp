@@ -83,7 +83,8 @@ TEST_CASE("every election scenario has an expected verdict", "[election][scenari
   CHECK(files == expected().size());
 }
 
-TEST_CASE("election scenarios give their expected verdicts", "[election][scenario]") {
+TEST_CASE("election scenarios give their expected verdicts",
+          "[election][scenario][scenario-rerun]") {
   for (const auto& [name, want] : expected()) {
     SECTION(name) {
       const RunResult result = run_election(name);

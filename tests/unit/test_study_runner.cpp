@@ -21,10 +21,12 @@ StudyArgs small_args(const std::string& study) {
   if (study == "upgrade-skew") {
     args.flags = {{"--modes", "lease,coordinated"}, {"--nodes", "3"}, {"--directions", "upgrade"}};
   }
+  // Four cells of sixteen: one mode, both load balancers, two faults.
+  if (study == "cloudcore") args.flags = {{"--modes", "v1.5"}, {"--faults", "crash,node-down"}};
   // Two cells of 10-minute trials: an etcd-ha trial simulates a whole Etcd under druid.
   if (study == "etcd-ha") {
-    args.flags = {{"--storages", "persistent"}, {"--members", "3"}, {"--zones", "3"},
-                  {"--window", "10m"}};
+    args.flags = {
+        {"--storages", "persistent"}, {"--members", "3"}, {"--zones", "3"}, {"--window", "10m"}};
   }
   return args;
 }

@@ -1,6 +1,6 @@
-// Every scenario in scenarios/upgrade/ gives its expected no-skew and skew-policy verdicts, and a violation's
-// explanation says which leader was too new, which apiserver was older, and how the leader
-// was elected.
+// Every scenario in scenarios/upgrade/ gives its expected no-skew and skew-policy verdicts, and a
+// violation's explanation says which leader was too new, which apiserver was older, and how the
+// leader was elected.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -61,7 +61,7 @@ TEST_CASE("every upgrade scenario has an expected verdict", "[upgrade][scenario]
   CHECK(files == expected().size());
 }
 
-TEST_CASE("upgrade scenarios give their expected verdicts", "[upgrade][scenario]") {
+TEST_CASE("upgrade scenarios give their expected verdicts", "[upgrade][scenario][scenario-rerun]") {
   for (const auto& [name, want] : expected()) {
     SECTION(name) {
       const std::string path = std::string(HASIM_SOURCE_DIR) + "/scenarios/upgrade/" + name;
