@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "sim/assert.hpp"
 
@@ -9,6 +10,25 @@ namespace hasim {
 
 namespace {
 constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+
+// Exclusive prefix sums of 32 byte counts that total at most 255, eight bytes at a time: a
+// little-endian word times 0x0101...01 holds in each byte the sum of the bytes up to it, and no
+// byte carries into the next (every sum fits). A loop of 32 dependent additions cost the hold
+// model more than the rest of the counting sort.
+void exclusive_prefix_sums(std::array<std::uint8_t, 32>& counts) {
+  static_assert(std::endian::native == std::endian::little);
+  constexpr std::uint64_t kOnes = 0x0101010101010101;
+  std::uint64_t carry = 0;  // the sum of the words before
+  for (std::size_t w = 0; w < 4; ++w) {
+    std::uint64_t x;
+    std::memcpy(&x, counts.data() + 8 * w, 8);
+    const std::uint64_t inclusive = x * kOnes;
+    const std::uint64_t exclusive = inclusive - x + carry * kOnes;  // bytewise: no borrow
+    std::memcpy(counts.data() + 8 * w, &exclusive, 8);
+    carry += inclusive >> 56;
+  }
+  HASIM_ASSERT(carry <= 255);
+}
 }  // namespace
 
 // last_ starts below every time, so the first event goes to a bucket (or, at the earliest
@@ -33,7 +53,18 @@ TrueTime Scheduler::time_of(Key key) { return TrueTime{static_cast<std::int64_t>
   const int b = bucket_of(entry.time);
   std::vector<Entry>& bucket = buckets_[b];
   if (bucket.empty()) mark(b);  // a non-empty bucket is marked already
+  if (bucket.size() == bucket.capacity()) [[unlikely]] {
+    grow(bucket);
+  }
+  // Tells the compiler push_back will not reallocate: without the (inlined) reallocation,
+  // schedule() and take() save and restore no registers for it.
+  if (bucket.size() == bucket.capacity()) __builtin_unreachable();
   bucket.push_back(entry);
+}
+
+[[gnu::noinline]] void Scheduler::grow(std::vector<Entry>& bucket) {
+  HASIM_ASSERT(bucket.size() == bucket.capacity());
+  bucket.reserve(std::max<std::size_t>(2 * bucket.capacity(), 8));
 }
 
 void Scheduler::insert_into_run(Entry entry) {
@@ -61,19 +92,25 @@ void Scheduler::insert_into_run(Entry entry) {
   cancelled_[slot >> 6] = on ? cancelled_[slot >> 6] | bit : cancelled_[slot >> 6] & ~bit;
 }
 
+// Out of line: growing the vectors (a call that may allocate) would otherwise make every
+// schedule() save and restore registers it does not need.
+[[gnu::noinline]] void Scheduler::add_slot() {
+  HASIM_ASSERT(free_count_ == 0 && slots_.size() < (std::size_t{1} << kSlotBits));
+  const auto slot = static_cast<std::uint32_t>(slots_.size());
+  slots_.emplace_back();
+  if (slot % 64 == 0) cancelled_.push_back(0);
+  // Room for every slot, so release() stores without a capacity check.
+  free_slots_.resize(slots_.size());
+  free_slots_[free_count_++] = slot;
+}
+
 EventId Scheduler::schedule(TrueTime at, std::uint32_t kind, std::uint32_t target,
                             std::uint64_t payload) {
   HASIM_ASSERT(at >= now_);
-  std::uint32_t slot;
-  if (free_slots_.empty()) {
-    HASIM_ASSERT(slots_.size() < (std::size_t{1} << kSlotBits));
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-    if (slot % 64 == 0) cancelled_.push_back(0);
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
+  if (free_count_ == 0) [[unlikely]] {
+    add_slot();
   }
+  const std::uint32_t slot = free_slots_[--free_count_];  // the last released: warm in cache
   Slot& s = slots_[slot];
   HASIM_ASSERT(!s.live);
   s.live = true;
@@ -82,9 +119,10 @@ EventId Scheduler::schedule(TrueTime at, std::uint32_t kind, std::uint32_t targe
   s.payload = payload;
   HASIM_ASSERT(!cancelled(slot));  // drop() cleared it
   s.sequence = next_sequence_++;
-  insert(Entry{key_of(at), slot});
   ++live_;
-  return {slot, s.generation};
+  const EventId id{slot, s.generation};
+  insert(Entry{key_of(at), slot});
+  return id;
 }
 
 bool Scheduler::is_pending(EventId id) const {
@@ -96,6 +134,7 @@ bool Scheduler::is_pending(EventId id) const {
 bool Scheduler::cancel(EventId id) {
   if (!is_pending(id)) return false;
   set_cancelled(id.slot, true);
+  ++cancelled_held_;
   HASIM_ASSERT(live_ > 0);
   --live_;
   return true;
@@ -106,12 +145,15 @@ bool Scheduler::cancel(EventId id) {
   HASIM_ASSERT(s.live);
   s.live = false;
   ++s.generation;  // stale EventIds for this slot no longer match
-  free_slots_.push_back(slot);
+  // add_slot() made room for every slot.
+  HASIM_ASSERT(free_count_ < free_slots_.size());
+  free_slots_[free_count_++] = slot;
 }
 
 void Scheduler::drop(std::uint32_t slot) {
-  HASIM_ASSERT(cancelled(slot));
+  HASIM_ASSERT(cancelled(slot) && cancelled_held_ > 0);
   set_cancelled(slot, false);  // so schedule() finds a reused slot's bit clear
+  --cancelled_held_;
   release(slot);
 }
 
@@ -135,8 +177,9 @@ void Scheduler::take(int b) {
   last_ = start;
   // In order, so every receiving bucket stays in sequence order. Each entry differs from the
   // new last_ below bucket b's digit (or not at all: the run), so none returns to `from`.
+  const bool any_cancelled = cancelled_held_ > 0;  // none: no bit to read per entry
   for (const Entry entry : from) {
-    if (cancelled(entry.slot)) {
+    if (any_cancelled && cancelled(entry.slot)) {
       drop(entry.slot);
       continue;
     }
@@ -155,12 +198,13 @@ void Scheduler::sort_into_run(std::vector<Entry>& from, Key start, int shift) {
   Key largest = last_;
   std::array<Entry, kRunEntries> kept;  // not value-initialised: every one read is written
   std::size_t n = 0;
+  const bool any_cancelled = cancelled_held_ > 0;
   for (const Entry entry : from) {  // drops cancelled entries
-    if (cancelled(entry.slot)) {
+    if (any_cancelled && cancelled(entry.slot)) {
       drop(entry.slot);
       continue;
     }
-    HASIM_ASSERT(entry.time >= start && ((entry.time - start) >> shift) == 0);
+    HASIM_ASSERT(((entry.time - start) >> shift) == 0);  // unsigned: also entry.time >= start
     largest = entry.time > largest ? entry.time : largest;
     kept[n++] = entry;
   }
@@ -170,33 +214,34 @@ void Scheduler::sort_into_run(std::vector<Entry>& from, Key start, int shift) {
   // ~30): first a counting sort by the next digit below `shift` (stable), so the insertion
   // sort only orders keys that share that digit, usually none. Alone, the insertion sort
   // moved about n/4 entries per key and mispredicted once per key.
-  if (n > kFewEntries) counting_sort(kept.data(), n, start, shift);
+  std::array<Entry, kRunEntries> placed;  // not value-initialised: every one read is written
+  Entry* const sorted = n > kFewEntries ? placed.data() : kept.data();
+  if (n > kFewEntries) counting_sort(kept.data(), n, sorted, start, shift);
   for (std::size_t i = 1; i < n; ++i) {
-    const Entry entry = kept[i];
+    const Entry entry = sorted[i];
     std::size_t j = i;
-    for (; j > 0 && kept[j - 1].time > entry.time; --j) kept[j] = kept[j - 1];
-    kept[j] = entry;
+    for (; j > 0 && sorted[j - 1].time > entry.time; --j) sorted[j] = sorted[j - 1];
+    sorted[j] = entry;
   }
-  HASIM_ASSERT(n == 0 || kept[n - 1].time == largest);  // the largest key ends the run
-  run_.assign(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(n));
+  HASIM_ASSERT(n == 0 || sorted[n - 1].time == largest);  // the largest key ends the run
+  run_.assign(sorted, sorted + n);
 }
 
-void Scheduler::counting_sort(Entry* entries, std::size_t n, Key start, int shift) {
+void Scheduler::counting_sort(const Entry* entries, std::size_t n, Entry* placed, Key start,
+                              int shift) {
   HASIM_ASSERT(n <= kRunEntries);
   constexpr int kSubBits = kRadixBits;  // 4 to 6 measured alike; 7 slower
   const int sub_shift = shift > kSubBits ? shift - kSubBits : 0;
-  std::array<std::uint8_t, (1 << kSubBits) + 1> count{};
-  static_assert(kRunEntries < 256);
-  for (std::size_t i = 0; i < n; ++i) ++count[((entries[i].time - start) >> sub_shift) + 1];
-  for (int d = 1; d <= (1 << kSubBits); ++d) {
-    count[d] = static_cast<std::uint8_t>(count[d] + count[d - 1]);
-  }
-  HASIM_ASSERT(count[1 << kSubBits] == n);  // every entry counted in exactly one sub-range
-  std::array<Entry, kRunEntries> placed;    // not value-initialised: every one read is written
+  // Each sub-range's count, then where its entries start.
+  std::array<std::uint8_t, 1 << kSubBits> at{};
+  static_assert(kRunEntries < 256 && (1 << kSubBits) == 32);
+  for (std::size_t i = 0; i < n; ++i) ++at[(entries[i].time - start) >> sub_shift];
+  exclusive_prefix_sums(at);
   for (std::size_t i = 0; i < n; ++i) {
-    placed[count[(entries[i].time - start) >> sub_shift]++] = entries[i];
+    placed[at[(entries[i].time - start) >> sub_shift]++] = entries[i];
   }
-  std::copy(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(n), entries);
+  // The last sub-range now ends at n: every entry was counted in exactly one sub-range.
+  HASIM_ASSERT(at[(1 << kSubBits) - 1] == n);
 }
 
 bool Scheduler::refill() {
@@ -227,16 +272,8 @@ TrueTime Scheduler::next_time() {
   return time_of(run_[head_].time);
 }
 
-bool Scheduler::pop(Event& out) {
-  // The usual case first: the run's front is live (no refill, no cancelled entry to drop).
-  std::uint32_t slot = head_ < run_.size() ? run_[head_].slot : UINT32_MAX;
-  if (slot == UINT32_MAX || cancelled(slot)) [[unlikely]] {
-    slot = front();
-    if (slot == UINT32_MAX) {
-      HASIM_ASSERT(live_ == 0);
-      return false;
-    }
-  }
+[[gnu::always_inline]] inline void Scheduler::pop_front(std::uint32_t slot, Event& out) {
+  HASIM_ASSERT(head_ < run_.size() && run_[head_].slot == slot && !cancelled(slot));
   const TrueTime at = time_of(run_[head_].time);
   ++head_;
   const Slot& s = slots_[slot];
@@ -246,6 +283,24 @@ bool Scheduler::pop(Event& out) {
   release(slot);
   --live_;
   ++executed_;
+}
+
+bool Scheduler::pop(Event& out) {
+  // The usual case: the run's front is live (no refill, no cancelled entry to drop). The rest
+  // is a tail call, so this path saves no registers.
+  if (head_ == run_.size() || (cancelled_held_ > 0 && cancelled(run_[head_].slot))) [[unlikely]]
+    return pop_refilled(out);
+  pop_front(run_[head_].slot, out);
+  return true;
+}
+
+[[gnu::noinline]] bool Scheduler::pop_refilled(Event& out) {
+  const std::uint32_t slot = front();
+  if (slot == UINT32_MAX) {
+    HASIM_ASSERT(live_ == 0 && cancelled_held_ == 0);  // refill() dropped every cancelled entry
+    return false;
+  }
+  pop_front(slot, out);
   return true;
 }
 

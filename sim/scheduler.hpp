@@ -107,6 +107,8 @@ class Scheduler {
   // Into a bucket (time above last_) or the run (at or below it).
   void insert(Entry entry);
   void insert_into_run(Entry entry);
+  // Doubles a full bucket's capacity (out of line: see insert()).
+  static void grow(std::vector<Entry>& bucket);
   // Makes the run non-empty from the lowest bucket(s); false if nothing is left.
   bool refill();
   // Empties bucket `b`, the lowest non-empty one, into the run or into lower buckets.
@@ -114,8 +116,10 @@ class Scheduler {
   // Sorts a bucket of at most kRunEntries, whose keys lie in [start, start + 2^shift), into
   // the (empty) run; last_ becomes its largest key.
   void sort_into_run(std::vector<Entry>& from, Key start, int shift);
-  // Orders n entries in [start, start + 2^shift) by the digit below `shift`, stably.
-  static void counting_sort(Entry* entries, std::size_t n, Key start, int shift);
+  // Places n entries in [start, start + 2^shift) into `placed` in the order of the digit below
+  // `shift`, stably.
+  static void counting_sort(const Entry* entries, std::size_t n, Entry* placed, Key start,
+                            int shift);
   // At most this many: insertion sort alone (measured: 4 and 8 alike on the hold model; the
   // raft cluster's buckets are mostly this small).
   static constexpr std::size_t kFewEntries = 4;
@@ -126,6 +130,12 @@ class Scheduler {
   void drop(std::uint32_t slot);
   // The live front entry's slot, after refill(); UINT32_MAX when empty.
   std::uint32_t front();
+  // pop() of the run's front entry, live, in `slot`.
+  void pop_front(std::uint32_t slot, Event& out);
+  // pop() when the run is used up or its front was cancelled.
+  bool pop_refilled(Event& out);
+  // A new slot on the free list (none was free).
+  void add_slot();
 
   std::array<std::vector<Entry>, kBuckets> buckets_;
   std::vector<Entry> run_;  // sorted by (time, sequence); entries before head_ are popped
@@ -143,7 +153,10 @@ class Scheduler {
   Key last_;  // keys in buckets are above it, keys in the run at or below it
   std::vector<Slot> slots_;
   std::vector<std::uint64_t> cancelled_;  // one bit per slot: compact, read on every split
-  std::vector<std::uint32_t> free_slots_;
+  // Entries cancelled and not yet dropped (their bits set); while none, no bit is read.
+  std::size_t cancelled_held_ = 0;
+  std::vector<std::uint32_t> free_slots_;  // the first free_count_ are free; one per slot
+  std::size_t free_count_ = 0;
   TrueTime now_{};
   std::uint64_t next_sequence_ = 0;
   std::uint64_t executed_ = 0;
