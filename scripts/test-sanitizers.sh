@@ -16,8 +16,8 @@ cd "$(dirname "$0")/.."
 # which reads files, not memory.
 #
 # Two processes, one per core, of about equal length: the golden tests (every scenario once)
-# with the check tests but its weak-configuration searches, then the CLI tests, beside all the
-# rest, those searches and the robustness tests included. The trace-kind
+# with the check tests except the weak-configuration searches ([weak]), then the CLI tests;
+# beside them all the rest, those searches and the robustness tests included. The trace-kind
 # test, which runs every scenario a second time only to read the kinds of its events, is left
 # to the normal build (it checks vocabulary, not memory). Each writes its own log, printed
 # when both are done, and the stage fails if either does.
