@@ -7,6 +7,7 @@
 #include "properties/guided.hpp"
 #include "scenarios/fault_json.hpp"
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
@@ -94,10 +95,6 @@ const Anchor* pick_anchor(const Corpus& corpus, const CorpusEntry& entry, TrueTi
   return occurrences[pick_index(occurrences.size())];
 }
 
-bool contains(const std::vector<std::string>& items, const std::string& item) {
-  return std::find(items.begin(), items.end(), item) != items.end();
-}
-
 // Aims a drawn fault at what the anchor concerns: its processes for a process fault, its node
 // for a node fault. Role-aimed and many-target faults (partitions) keep their targets.
 void retarget(FaultSpec& f, const Anchor& a, const FaultSpace& space) {
@@ -105,16 +102,16 @@ void retarget(FaultSpec& f, const Anchor& a, const FaultSpace& space) {
   const std::string& old = f.targets.front();
   if (is_process_target(old)) {
     const std::vector<std::string>& pool =
-        contains(space.mounts, old) ? space.mounts : space.processes;
+        is_listed(space.mounts, old) ? space.mounts : space.processes;
     std::vector<std::string> aimed;
     for (const std::string& p : a.processes) {
-      if (contains(pool, p)) aimed.push_back(p);
+      if (is_listed(pool, p)) aimed.push_back(p);
     }
     if (!aimed.empty()) f.targets = {aimed[pick_index(aimed.size())]};
     return;
   }
-  const std::vector<std::string>& pool = contains(space.hosts, old) ? space.hosts : space.nodes;
-  if (contains(pool, a.node)) f.targets = {a.node};
+  const std::vector<std::string>& pool = is_listed(space.hosts, old) ? space.hosts : space.nodes;
+  if (is_listed(pool, a.node)) f.targets = {a.node};
 }
 
 std::vector<FaultChoice> drawable_choices(const FaultSpace& space, const GenerateOptions& options) {
@@ -151,7 +148,7 @@ bool add_at_anchor(Schedule& s, const Corpus& corpus, const CorpusEntry& entry,
   retarget(f, *a, space);
   make_room(s, options);
   s.faults.push_back(std::move(f));
-  if (!contains(s.enabled, choice)) s.enabled.push_back(choice);
+  if (!is_listed(s.enabled, choice)) s.enabled.push_back(choice);
   return true;
 }
 
@@ -195,7 +192,7 @@ bool follow_up(Schedule& s, const FaultSpace& space, const GenerateOptions& opti
   f.at = at;
   make_room(s, options);
   s.faults.push_back(std::move(f));
-  if (!contains(s.enabled, choice)) s.enabled.push_back(choice);
+  if (!is_listed(s.enabled, choice)) s.enabled.push_back(choice);
   return true;
 }
 

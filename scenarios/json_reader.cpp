@@ -14,12 +14,6 @@ constexpr std::string_view kDurationExpected = "a duration such as \"150ms\" or 
 // Doubles at or beyond 2^53 are not exact integers; refuse to read them as counts.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
 
-// Not `contains`: scenarios/etcd/member_faults.cpp has one too, and in the sanitized unity
-// build (sim/unity-skip.txt) the two would meet in one unit, this one then unused.
-bool is_listed(const std::vector<std::string>& list, std::string_view word) {
-  return std::find(list.begin(), list.end(), word) != list.end();
-}
-
 bool is_identifier(std::string_view key) {
   if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {

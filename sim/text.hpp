@@ -1,5 +1,6 @@
 #pragma once
-// Joining words for messages and reports.
+// Word lists: joining them for messages and reports, and looking a word up in one.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,11 @@ inline std::string join_words(const std::vector<std::string>& words,
     out += word;
   }
   return out;
+}
+
+// Whether `word` is one of `words` (a short list: node names, keys, fault kinds).
+inline bool is_listed(const std::vector<std::string>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
 }
 
 }  // namespace hasim

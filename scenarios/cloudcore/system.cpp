@@ -10,6 +10,7 @@
 #include "scenarios/cloudcore/workload.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 
 namespace hasim {
 namespace {
@@ -108,15 +109,12 @@ void read_cloudcore(Context& c, const Json& value, const std::string& path) {
 std::optional<std::vector<std::string>> processes_on(const Context& c, const std::string& node) {
   const CloudCoreSpec* spec = c.scenario.section<CloudCoreSpec>();
   if (spec == nullptr) return std::nullopt;
-  auto has = [&node](const std::vector<std::string>& list) {
-    return std::find(list.begin(), list.end(), node) != list.end();
-  };
   std::vector<std::string> out;
-  if (has(spec->nodes)) out.emplace_back(CloudCoreSpec::kProcess);
-  if (has(spec->nodes) && spec->load_balancer == CloudLoadBalancer::keepalived) {
+  if (is_listed(spec->nodes, node)) out.emplace_back(CloudCoreSpec::kProcess);
+  if (is_listed(spec->nodes, node) && spec->load_balancer == CloudLoadBalancer::keepalived) {
     out.emplace_back(CloudCoreSpec::kKeepalivedProcess);
   }
-  if (has(spec->edge_nodes)) out.emplace_back(CloudCoreSpec::kEdgeProcess);
+  if (is_listed(spec->edge_nodes, node)) out.emplace_back(CloudCoreSpec::kEdgeProcess);
   return out;
 }
 

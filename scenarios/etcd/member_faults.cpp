@@ -22,6 +22,7 @@
 #include "scenarios/fault_json.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
@@ -40,17 +41,13 @@ etcd::MemberOp op_of(const std::string& kind) {
   return etcd::MemberOp::move_leader;
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
-
 // The node must run an etcd process; member-add-learner's must be a standby one.
 void check_etcd_node(Context& c, const FaultSpec& spec, const std::string& node,
                      const std::string& at) {
   const EtcdSpec* etcd = c.scenario.section<EtcdSpec>();
   if (etcd == nullptr) return;
-  const bool member = contains(etcd->members, node);
-  const bool standby = contains(etcd->standby, node);
+  const bool member = is_listed(etcd->members, node);
+  const bool standby = is_listed(etcd->standby, node);
   if (spec.kind == "member-add-learner" && !standby) {
     c.reader.error(at, "\"" + node + "\" " +
                            (member ? std::string("is already in the initial cluster")
@@ -244,10 +241,10 @@ bool read_standby(Context& c, const Json& section, const std::string& path, Etcd
   if (!list) return false;
   if (JsonReader::field(section, "members") == nullptr) {
     // The members default to every node but the standby ones.
-    std::erase_if(spec.members, [&](const std::string& node) { return contains(*list, node); });
+    std::erase_if(spec.members, [&](const std::string& node) { return is_listed(*list, node); });
   }
   for (std::size_t i = 0; i < list->size(); ++i) {
-    if (!contains(spec.members, (*list)[i])) continue;
+    if (!is_listed(spec.members, (*list)[i])) continue;
     c.reader.error(JsonReader::index_path(at, i),
                    "\"" + (*list)[i] +
                        "\" is a member of the initial cluster (etcd.members); a "

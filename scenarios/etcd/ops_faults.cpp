@@ -24,6 +24,7 @@
 #include "scenarios/fault_json.hpp"
 #include "scenarios/loader_internal.hpp"
 #include "sim/assert.hpp"
+#include "sim/text.hpp"
 #include "sim/world.hpp"
 
 namespace hasim {
@@ -63,10 +64,7 @@ void read_target(Context& c, const Json& f, const std::string& path, FaultSpec& 
   const auto node = c.reader.string(f[form], at);
   if (!node || !scenario_loader::check_node(c, *node, at)) return;
   const EtcdSpec* etcd = c.scenario.section<EtcdSpec>();
-  const auto has = [&](const std::vector<std::string>& list) {
-    return std::find(list.begin(), list.end(), *node) != list.end();
-  };
-  if (etcd != nullptr && !has(etcd->members) && !has(etcd->standby)) {
+  if (etcd != nullptr && !is_listed(etcd->members, *node) && !is_listed(etcd->standby, *node)) {
     c.reader.error(at, "\"" + *node + "\" runs no etcd member; " + spec.kind +
                            " talks to the member on its node; the members are " +
                            scenario_loader::join_quoted(etcd->members, " and "));

@@ -16,10 +16,6 @@
 namespace hasim::scenario_loader {
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& word) {
-  return std::find(list.begin(), list.end(), word) != list.end();
-}
-
 // An example "order" list for messages: the control-plane nodes, last one first.
 std::string example_order(const std::vector<std::string>& nodes) {
   std::vector<std::string> shown = nodes;
@@ -64,7 +60,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
   bool ok = true;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string& node = (*list)[i];
-    if (contains(cp, node)) continue;
+    if (is_listed(cp, node)) continue;
     ok = false;
     const std::string what = c.nodes.zone_of.count(node) > 0
                                  ? "node \"" + node + "\" is not a control-plane node"
@@ -78,7 +74,7 @@ void read_order(Context& c, const Json& value, const std::string& path, UpgradeS
   if (!ok) return;
   std::vector<std::string> missing;
   for (const std::string& node : cp) {
-    if (!contains(*list, node)) missing.push_back(node);
+    if (!is_listed(*list, node)) missing.push_back(node);
   }
   if (!missing.empty()) {
     r.error(path,
