@@ -215,8 +215,11 @@ void Scheduler::sort_into_run(std::vector<Entry>& from, Key start, int shift) {
   // sort only orders keys that share that digit, usually none. Alone, the insertion sort
   // moved about n/4 entries per key and mispredicted once per key.
   std::array<Entry, kRunEntries> placed;  // not value-initialised: every one read is written
-  Entry* const sorted = n > kFewEntries ? placed.data() : kept.data();
-  if (n > kFewEntries) counting_sort(kept.data(), n, sorted, start, shift);
+  Entry* sorted = kept.data();
+  if (n > kFewEntries) {
+    counting_sort(kept.data(), n, placed.data(), start, shift);
+    sorted = placed.data();
+  }
   for (std::size_t i = 1; i < n; ++i) {
     const Entry entry = sorted[i];
     std::size_t j = i;
