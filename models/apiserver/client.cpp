@@ -59,7 +59,7 @@ void ApiClient::send(Env& env, ContextId context, std::shared_ptr<Request> reque
   Pending pending{context, std::nullopt, std::move(done)};
   if (config_.timeout.ns > 0)
     pending.timeout = env.set_timer(config_.timeout, config_.timer_tags.tag(id));
-  pending_.emplace(id, std::move(pending));
+  pending_.insert(id, std::move(pending));
   env.send(endpoint(env), std::move(request));
 }
 

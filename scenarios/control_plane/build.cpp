@@ -179,9 +179,9 @@ std::shared_ptr<api::IdealStore> ideal_store(World& world, const ControlPlaneSpe
     const NodeId node = w->process_node(caller);
     return w->reachable(node, store_id) && w->reachable(store_id, node);
   };
-  hooks.notify = [w](ProcessId subscriber) {
-    w->post(subscriber, std::make_shared<api::StoreNotify>());
-  };
+  // One notice for every post: it carries nothing, and a write wakes every apiserver.
+  auto notice = std::make_shared<const api::StoreNotify>();
+  hooks.notify = [w, notice](ProcessId subscriber) { w->post(subscriber, notice); };
   return std::make_shared<api::IdealStore>(std::move(hooks));
 }
 
