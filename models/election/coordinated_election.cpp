@@ -1,6 +1,7 @@
 #include "models/election/coordinated_election.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 
@@ -38,19 +39,37 @@ class VersionMemo {
     }
     return add(text);
   }
-  // A candidate's two versions.
+  // A candidate's two versions, remembered by object: every step ranks the informer's
+  // candidate objects, which stay the same until a candidate writes again, so the lookups
+  // above ran for the same object many times (stop 41: a twentieth of a coordinated trial).
+  // A slot holds its object, so that address cannot name another object while the slot
+  // remembers it; the address only picks the slot, and a hit answers what a miss computes.
   Versions versions_of(const api::ObjectPtr& candidate) {
-    const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    return {&parsed(spec.emulationVersion), &parsed(spec.binaryVersion)};
+    HASIM_ASSERT(candidate != nullptr);
+    Slot& slot = slots_[(reinterpret_cast<std::uintptr_t>(candidate.get()) >> 4) % kSlots];
+    if (slot.object != candidate) {
+      const api::LeaseCandidateSpec& spec = spec_of(*candidate);
+      slot.versions = {&parsed(spec.emulationVersion), &parsed(spec.binaryVersion)};
+      slot.object = candidate;
+    }
+    return slot.versions;
   }
-  // Bounded: versions are few, but arbitrary strings (a fuzzer's) are not.
+  // Bounded: versions are few, but arbitrary strings (a fuzzer's) are not. The slots point
+  // into the entries, so they go with them.
   void trim() {
     if (entries_.size() < kCapacity) return;
     entries_.clear();
+    slots_ = {};
   }
 
  private:
   static constexpr std::size_t kCapacity = 64;
+  static constexpr std::size_t kSlots = 64;
+  struct Slot {
+    api::ObjectPtr object;
+    Versions versions;
+  };
+  std::array<Slot, kSlots> slots_;
   struct Entry {
     std::string text;
     std::optional<SemVer> version;
@@ -210,13 +229,13 @@ std::variant<std::string_view, StrategyError> pick_best_strategy_view(
   HASIM_ASSERT(first != nullptr);
   const api::Object* highest_candidate = first.get();
   // The binary versions alone: the emulation versions play no part in the strategy.
-  const SemVer* highest = &or_zero(memo().parsed(spec_of(*first).binaryVersion));
+  const SemVer* highest = &or_zero(*memo().versions_of(first).binary);
 
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     const api::ObjectPtr& candidate = candidates[i];
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
-    const SemVer& version = or_zero(memo().parsed(spec.binaryVersion));
+    const SemVer& version = or_zero(*memo().versions_of(candidate).binary);
     const int order = compare(*highest, version);
     if (order < 0) {
       highest_candidate = candidate.get();
