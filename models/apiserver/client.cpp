@@ -59,7 +59,7 @@ void ApiClient::send(Env& env, ContextId context, std::shared_ptr<Request> reque
   Pending pending{context, std::nullopt, std::move(done)};
   if (config_.timeout.ns > 0)
     pending.timeout = env.set_timer(config_.timeout, config_.timer_tags.tag(id));
-  pending_.insert(id, std::move(pending));
+  pending_.emplace(id, std::move(pending));
   env.send(endpoint(env), std::move(request));
 }
 
@@ -104,7 +104,7 @@ void ApiClient::end_watch(Env& env, std::uint64_t id) {
   if (it == watches_.end()) return;
   Watch watch = std::move(it->second);
   watches_.erase(it);
-  if (pending_.contains(id)) return;
+  if (pending_.find(id) != pending_.end()) return;
   WatchEvent error;
   error.watch = id;
   error.event = WatchEventType::error;

@@ -14,8 +14,8 @@
 
 #include "models/apiserver/load_balancer.hpp"
 #include "models/apiserver/messages.hpp"
-#include "sim/id_map.hpp"
 #include "sim/env.hpp"
+#include "sim/id_table.hpp"
 
 namespace hasim::api {
 
@@ -92,7 +92,7 @@ class ApiClient final : public ApiTransport {
   ContextId next_context_ = 1;
   std::optional<std::size_t> chosen_;  // index into apiservers
   ProcessId chosen_process_ = 0;       // its process id, while chosen_ is set
-  IdMap<Pending> pending_;             // ids from next_id_, so appended in order
+  IdTable<Pending> pending_;           // by request id (next_id_ only grows: appends)
   // Open watches by request id, with the context that opened them: cancelling the context
   // ends the watch (client-go closes ResultChan), so no event reaches a handler whose owner
   // may be gone, even after the watch's first response has completed its request.

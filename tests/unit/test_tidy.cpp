@@ -64,9 +64,9 @@ TEST_CASE("models include nothing from sim/ but the Env interface", "[tidy]") {
   // its own random stream (the upgrade plan's downtimes); trace_kinds: the kernel's trace
   // vocabulary (a process crashed, exited), which the acting-leader tracker reads. Neither is
   // a way into the kernel. fnv: a plain hash function (state-machine and payload digests);
-  // id_map: a plain container (a client's requests in flight, by id).
+  // id_table: a plain container (a client's requests in flight, by id).
   const std::set<std::string> allowed{"env",          "assert",      "time", "rng",   "trace",
-                                      "distribution", "trace_kinds", "fnv",  "id_map"};
+                                      "distribution", "trace_kinds", "fnv",  "id_table"};
   for (const fs::path& file : sources_under({"models"})) {
     const std::string text = read(file);
     for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) {
