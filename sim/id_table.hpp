@@ -3,11 +3,12 @@
 // an API client's requests in flight. A process holds a handful of timers at a time, and every
 // timer is set, then cancelled or fired, so a tree node per timer (std::map) cost an
 // allocation, a rebalance on insert and another on erase: about 6% of a control-plane trial
-// (and 1% more of a coordinated one in ApiClient's map of requests, stop 41). Ids come from one counter that only
-// grows (World::next_timer_id_), so an insert is an append; lookups are a binary search over
-// a few entries. Iteration is in id order, as std::map's was (clock-rate faults reschedule
-// timers in that order, which fixes their event sequence numbers). Cross-checked against
-// std::map on random operations in tests/unit/test_id_table.cpp.
+// (and 1% more of a coordinated one in ApiClient's map of requests, stop 41). Ids come from
+// one counter that only grows (World::next_timer_id_, ApiClient::next_id_), so an insert is
+// an append; lookups are a binary search over a few entries. Iteration is in id order, as
+// std::map's was (clock-rate faults reschedule timers in that order, which fixes their event
+// sequence numbers). Cross-checked against std::map on random operations in
+// tests/unit/test_id_table.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <utility>
