@@ -110,8 +110,9 @@ std::optional<std::vector<std::string>> processes_on(const Context& c, const std
   const CloudCoreSpec* spec = c.scenario.section<CloudCoreSpec>();
   if (spec == nullptr) return std::nullopt;
   std::vector<std::string> out;
-  if (is_listed(spec->nodes, node)) out.emplace_back(CloudCoreSpec::kProcess);
-  if (is_listed(spec->nodes, node) && spec->load_balancer == CloudLoadBalancer::keepalived) {
+  const bool cloud = is_listed(spec->nodes, node);
+  if (cloud) out.emplace_back(CloudCoreSpec::kProcess);
+  if (cloud && spec->load_balancer == CloudLoadBalancer::keepalived) {
     out.emplace_back(CloudCoreSpec::kKeepalivedProcess);
   }
   if (is_listed(spec->edge_nodes, node)) out.emplace_back(CloudCoreSpec::kEdgeProcess);
