@@ -131,8 +131,8 @@ void* allocate(std::size_t size) {
   if (cache.lists.heads[c] == nullptr) refill(c);
   FreeBlock* block = cache.lists.heads[c];
   cache.lists.heads[c] = block->next;
-  auto* header = reinterpret_cast<Header*>(block);
-  *header = Header{static_cast<std::uint32_t>(c), kMagic, 0};
+  // The block's memory becomes a Header: a new object there, not a FreeBlock read as one.
+  auto* header = ::new (static_cast<void*>(block)) Header{static_cast<std::uint32_t>(c), kMagic, 0};
   return reinterpret_cast<char*>(header) + kHeader;
 }
 
@@ -141,11 +141,14 @@ void release(void* pointer) noexcept {
   auto* header = reinterpret_cast<Header*>(static_cast<char*>(pointer) - kHeader);
   if (header->magic != kMagic) std::abort();  // not ours, or freed twice
   header->magic = 0;
-  if (header->size_class == kLarge) return std::free(header);
-  if (header->size_class >= kClasses) std::abort();
-  auto* block = reinterpret_cast<FreeBlock*>(header);
-  block->next = cache.lists.heads[header->size_class];
-  cache.lists.heads[header->size_class] = block;
+  const std::uint32_t size_class = header->size_class;
+  if (size_class == kLarge) return std::free(header);
+  if (size_class >= kClasses) std::abort();
+  // The header's memory becomes a FreeBlock, whose `next` overlays size_class, so the class
+  // is read first. (Until stop 42 it was read after `next` was written: GCC kept the value
+  // read before, as the types differ; clang -O2 read the new pointer's low half and crashed.)
+  auto* block = ::new (static_cast<void*>(header)) FreeBlock{cache.lists.heads[size_class]};
+  cache.lists.heads[size_class] = block;
 }
 
 }  // namespace
