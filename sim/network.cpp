@@ -52,7 +52,7 @@ const LinkParams& Network::link(NodeId from, NodeId to) const {
   return from == to ? loopback_ : remote_;
 }
 
-Network::Arrivals Network::plan_delivery(TrueTime now, const Flight& flight) {
+Network::Arrivals Network::plan_delivery(TrueTime now, Flight& flight) {
   Link& link = link_state(flight.from_node, flight.to_node);
   const LinkParams& params = link.params;
   Rng& rng = link.rng;
@@ -63,9 +63,16 @@ Network::Arrivals Network::plan_delivery(TrueTime now, const Flight& flight) {
     if (rng.bernoulli(params.duplicate)) arrivals.push_back(now + params.latency.sample(rng));
     return arrivals;
   }
-  Connection* found = connections_.find(flight.from, flight.to);
-  Connection& connection =
-      found != nullptr ? *found : connections_.insert(flight.from, flight.to, Connection{});
+  if (flight.connection == kNoConnection)
+    flight.connection = find_connection(flight.from, flight.to);
+  if (flight.connection == kNoConnection) {
+    HASIM_ASSERT(connection_pool_.size() < kNoConnection);
+    flight.connection = static_cast<std::uint32_t>(connection_pool_.size());
+    connection_pool_.emplace_back();
+    connections_.insert(flight.from, flight.to, flight.connection);
+  }
+  HASIM_ASSERT(flight.connection < connection_pool_.size());
+  Connection& connection = connection_pool_[flight.connection];
   HASIM_ASSERT(connection.epoch == flight.epoch);
   connection.open = true;
   TrueTime at = now + params.latency.sample(rng);
@@ -78,8 +85,10 @@ Network::Arrivals Network::plan_delivery(TrueTime now, const Flight& flight) {
 bool Network::drop_connection(ProcessId a, ProcessId b) {
   bool existed = false;
   for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-    Connection* connection = connections_.find(from, to);
-    if (connection == nullptr || !connection->open) continue;
+    const std::uint32_t index = find_connection(from, to);
+    if (index == kNoConnection) continue;
+    Connection* connection = &connection_pool_[index];
+    if (!connection->open) continue;
     existed = true;
     connection->open = false;
     ++connection->epoch;
@@ -91,8 +100,8 @@ bool Network::drop_connection(ProcessId a, ProcessId b) {
 std::vector<std::pair<ProcessId, ProcessId>> Network::open_connections() const {
   std::set<std::pair<ProcessId, ProcessId>> pairs;
   for (std::size_t from = 0; from < connections_.rows.size(); ++from) {
-    for (const auto& [to, connection] : connections_.rows[from]) {
-      if (connection.open) pairs.insert(std::minmax(static_cast<ProcessId>(from), to));
+    for (const auto& [to, index] : connections_.rows[from]) {
+      if (connection_pool_[index].open) pairs.insert(std::minmax(static_cast<ProcessId>(from), to));
     }
   }
   return {pairs.begin(), pairs.end()};

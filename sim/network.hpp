@@ -28,12 +28,19 @@ struct LinkParams {
   double duplicate = 0.0;
 };
 
+// A stream connection's index in the Network (stable: connections are never removed), or none
+// yet.
+inline constexpr std::uint32_t kNoConnection = 0xffffffffu;
+
 struct Flight {
   ProcessId from = 0;
   ProcessId to = 0;
   NodeId from_node = 0;
   NodeId to_node = 0;
   Transport transport = Transport::stream;
+  // The stream's connection, set when the send is planned: the delivery reads its epoch
+  // without looking the pair up again.
+  std::uint32_t connection = kNoConnection;
   std::uint64_t epoch = 0;  // the stream connection's epoch at send time
   Message message;
 };
@@ -68,10 +75,16 @@ class Network {
     }
   };
   // Draws when copies of a message sent at `now` arrive. Stream sends keep FIFO order per
-  // connection.
-  Arrivals plan_delivery(TrueTime now, const Flight& flight);
+  // connection, which is opened here if new and noted in flight.connection.
+  Arrivals plan_delivery(TrueTime now, Flight& flight);
 
-  std::uint64_t connection_epoch(ProcessId from, ProcessId to) const;
+  // The connection from -> to, or kNoConnection if none was opened yet.
+  std::uint32_t find_connection(ProcessId from, ProcessId to) const;
+  // A connection's epoch; 0 for kNoConnection (as for a connection never dropped).
+  std::uint64_t epoch_of(std::uint32_t connection) const;
+  std::uint64_t connection_epoch(ProcessId from, ProcessId to) const {
+    return epoch_of(find_connection(from, to));
+  }
   // Drops the connection between two processes (both directions). True if it existed.
   bool drop_connection(ProcessId a, ProcessId b);
   // Process pairs with an open connection, ordered; each pair once, lower id first.
@@ -113,7 +126,10 @@ class Network {
   Rng root_;
   PairTable<Link> links_;  // those used or set so far
   Reachability reachability_;
-  PairTable<Connection> connections_;
+  // Per pair, the index of its Connection in connection_pool_, where it stays: a Flight keeps
+  // the index from its send to its delivery.
+  PairTable<std::uint32_t> connections_;
+  std::vector<Connection> connection_pool_;
   std::vector<Flight> flights_;
   std::vector<std::uint64_t> free_;
 };
@@ -136,9 +152,15 @@ const Value* Network::PairTable<Value>::find(std::uint32_t a, std::uint32_t b) c
 }
 
 // Inline: asked on every send and delivery.
-inline std::uint64_t Network::connection_epoch(ProcessId from, ProcessId to) const {
-  const Connection* connection = connections_.find(from, to);
-  return connection == nullptr ? 0 : connection->epoch;
+inline std::uint32_t Network::find_connection(ProcessId from, ProcessId to) const {
+  const std::uint32_t* index = connections_.find(from, to);
+  return index == nullptr ? kNoConnection : *index;
+}
+
+inline std::uint64_t Network::epoch_of(std::uint32_t connection) const {
+  if (connection == kNoConnection) return 0;
+  HASIM_ASSERT(connection < connection_pool_.size());
+  return connection_pool_[connection].epoch;
 }
 
 }  // namespace hasim

@@ -112,8 +112,12 @@ World::World(std::vector<NodeSetup> nodes, WorldOptions options)
   HASIM_ASSERT(!nodes.empty());
   for (NodeSetup& node : nodes) {
     std::string stream_name = stream_name_of(node);
-    nodes_.push_back(NodeSlot{
-        std::move(node.name), std::move(node.zone), node.clock, node.up, {}, std::move(stream_name)});
+    nodes_.push_back(NodeSlot{std::move(node.name),
+                              std::move(node.zone),
+                              node.clock,
+                              node.up,
+                              {},
+                              std::move(stream_name)});
   }
 }
 
@@ -154,14 +158,6 @@ std::optional<ProcessId> World::find_process(std::string_view qualified_name) co
     if (processes_[i].qualified == qualified_name) return i;
   }
   return std::nullopt;
-}
-
-bool World::reachable(NodeId from, NodeId to) const {
-  HASIM_ASSERT(from < nodes_.size() && to < nodes_.size());
-  if (!nodes_[from].up || !nodes_[to].up) return false;
-  // With no cut in force the graph is the full mesh: every send skips the matrix lookup.
-  const Reachability& graph = network_.reachability();
-  return graph.active_cuts() == 0 || graph.reachable(from, to);
 }
 
 template <typename Callback>
@@ -319,13 +315,9 @@ void World::fire_timer(ProcessId process, TimerId timer) {
 void World::send(ProcessId from, ProcessId to, Message message, Transport transport) {
   HASIM_ASSERT(to < processes_.size());
   HASIM_ASSERT(message != nullptr);
-  Flight flight{from,
-                to,
-                processes_[from].node,
-                processes_[to].node,
-                transport,
-                network_.connection_epoch(from, to),
-                std::move(message)};
+  const std::uint32_t connection = network_.find_connection(from, to);
+  Flight flight{from,      to,         processes_[from].node,         processes_[to].node,
+                transport, connection, network_.epoch_of(connection), std::move(message)};
   if (!reachable(flight.from_node, flight.to_node)) {
     // The connection cannot be made (or the datagram is black-holed).
     drop(flight, "unreachable");
@@ -346,8 +338,15 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
 void World::post(ProcessId to, Message message) {
   HASIM_ASSERT(to < processes_.size());
   const NodeId node = processes_[to].node;
-  Flight flight{
-      to, to, node, node, Transport::stream, network_.connection_epoch(to, to), std::move(message)};
+  const std::uint32_t connection = network_.find_connection(to, to);
+  Flight flight{to,
+                to,
+                node,
+                node,
+                Transport::stream,
+                connection,
+                network_.epoch_of(connection),
+                std::move(message)};
   scheduler_.schedule(now(), kDeliver, to, network_.store(std::move(flight)));
 }
 
@@ -355,8 +354,14 @@ void World::deliver(std::uint64_t flight_index) {
   const Flight flight = network_.take(flight_index);
   ProcessSlot& target = processes_[flight.to];
   if (!reachable(flight.from_node, flight.to_node)) return drop(flight, "unreachable");
-  if (flight.transport == Transport::stream &&
-      network_.connection_epoch(flight.from, flight.to) != flight.epoch) {
+  // A sent stream message carries its connection; a posted one may find its connection opened
+  // since it was posted.
+  const auto epoch_now = [&] {
+    return network_.epoch_of(flight.connection != kNoConnection
+                                 ? flight.connection
+                                 : network_.find_connection(flight.from, flight.to));
+  };
+  if (flight.transport == Transport::stream && epoch_now() != flight.epoch) {
     return drop(flight, "connection-lost");
   }
   if (target.state == ProcessState::stopped) {
@@ -370,8 +375,7 @@ void World::deliver(std::uint64_t flight_index) {
   }
   if (target.state == ProcessState::paused) {
     HASIM_ASSERT(target.held.size() < options_.max_held_inputs);
-    target.held.push_back(
-        HeldInput{HeldInput::Kind::message, 0, flight.from, flight.message, {}});
+    target.held.push_back(HeldInput{HeldInput::Kind::message, 0, flight.from, flight.message, {}});
     return;
   }
   invoke(flight.to,

@@ -339,4 +339,13 @@ class World {
   bool started_ = false;
 };
 
+// Inline: asked on every send and delivery, and by the ideal store on every call.
+inline bool World::reachable(NodeId from, NodeId to) const {
+  HASIM_ASSERT(from < nodes_.size() && to < nodes_.size());
+  if (!nodes_[from].up || !nodes_[to].up) return false;
+  // With no cut in force the graph is the full mesh: every send skips the matrix lookup.
+  const Reachability& graph = network_.reachability();
+  return graph.active_cuts() == 0 || graph.reachable(from, to);
+}
+
 }  // namespace hasim
