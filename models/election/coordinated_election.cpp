@@ -112,9 +112,16 @@ Rank rank_of(const api::Object& candidate) {
           candidate.creationTimestamp};
 }
 
+// Versions from the memo (or the zero version): one object per distinct text, so one address
+// is one version, and candidates mostly share their versions (stop 42: compare was 1.2% of a
+// coordinated 5-node trial).
+int compare_versions(const SemVer& lhs, const SemVer& rhs) {
+  return &lhs == &rhs ? 0 : compare(lhs, rhs);
+}
+
 int compare_ranks(const Rank& lhs, const Rank& rhs) {
-  int result = compare(*lhs.emulation, *rhs.emulation);
-  if (result == 0) result = compare(*lhs.binary, *rhs.binary);
+  int result = compare_versions(*lhs.emulation, *rhs.emulation);
+  if (result == 0) result = compare_versions(*lhs.binary, *rhs.binary);
   if (result != 0) return result;
   // Upstream asks only "was lhs created after rhs?": equal timestamps answer -1 and keep lhs
   // (the current electee). The name is deliberately not consulted.
@@ -238,7 +245,7 @@ std::variant<std::string_view, StrategyError> pick_best_strategy_view(
     HASIM_ASSERT(candidate != nullptr);
     const api::LeaseCandidateSpec& spec = spec_of(*candidate);
     const SemVer& version = or_zero(*memo().versions_of(candidate).binary);
-    const int order = compare(*highest, version);
+    const int order = compare_versions(*highest, version);
     if (order < 0) {
       highest_candidate = candidate.get();
       highest = &version;

@@ -93,13 +93,17 @@ void LeaderElector::try_acquire_or_renew(Env& env, ContextId context, Result don
   if (is_leader() && is_lease_valid(now)) {
     record.acquireTime = observed_record_.acquireTime;
     record.leaderTransitions = observed_record_.leaderTransitions;
-    lock_.update(env, context, record, [this, context, now, record, done](Env& e, Status status) {
+    // Each callback here runs once, so it hands its record and `done` on by move: no copy of
+    // the record's strings, nor of the chain of callbacks behind `done`.
+    auto updated = [this, context, now, record, done = std::move(done)](Env& e,
+                                                                        Status status) mutable {
       if (api::is_success(status)) {
         set_observed_record(e, record);
         return done(e, true);
       }
-      slow_path(e, context, now, record, done);  // e.g. 409: the cache was stale
-    });
+      slow_path(e, context, now, std::move(record), std::move(done));  // e.g. 409: stale cache
+    };
+    lock_.update(env, context, record, std::move(updated));
     return;
   }
   slow_path(env, context, now, std::move(record), std::move(done));
@@ -108,14 +112,16 @@ void LeaderElector::try_acquire_or_renew(Env& env, ContextId context, Result don
 void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
                               LeaderElectionRecord record, Result done) {
   // 2. Get, or Create if there is nothing yet.
-  lock_.get(env, context, [this, context, now, record, done](Env& e, const LockGetResult& got) {
+  auto got_record = [this, context, now, record = std::move(record), done = std::move(done)](
+                        Env& e, const LockGetResult& got) mutable {
     if (got.status != Status::ok) {
       if (got.status != Status::not_found) return done(e, false);
-      lock_.create(e, context, record, [this, record, done](Env& e2, Status status) {
-        if (!api::is_success(status)) return done(e2, false);
-        set_observed_record(e2, record);
-        done(e2, true);
-      });
+      lock_.create(e, context, record,
+                   [this, record, done = std::move(done)](Env& e2, Status status) {
+                     if (!api::is_success(status)) return done(e2, false);
+                     set_observed_record(e2, record);
+                     done(e2, true);
+                   });
       return;
     }
     // 3. Only a change in the bytes restarts the observation clock.
@@ -127,7 +133,7 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
       return done(e, false);  // held by another and not yet expired
     }
     // 4. Prepare the update: a renewal keeps acquireTime and the transition count.
-    LeaderElectionRecord update = record;
+    LeaderElectionRecord update = std::move(record);
     if (is_leader()) {
       update.acquireTime = got.record.acquireTime;
       update.leaderTransitions = got.record.leaderTransitions;
@@ -135,12 +141,14 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
       update.leaderTransitions = got.record.leaderTransitions + 1;
     }
     // 5. Update (a compare-and-swap on the cached resourceVersion).
-    lock_.update(e, context, update, [this, update, done](Env& e2, Status status) {
-      if (!api::is_success(status)) return done(e2, false);
-      set_observed_record(e2, update);
-      done(e2, true);
-    });
-  });
+    lock_.update(e, context, update,
+                 [this, update, done = std::move(done)](Env& e2, Status status) {
+                   if (!api::is_success(status)) return done(e2, false);
+                   set_observed_record(e2, update);
+                   done(e2, true);
+                 });
+  };
+  lock_.get(env, context, std::move(got_record));
 }
 
 // --- tryCoordinatedRenew (KEP-4355) ---------------------------------------------------------
@@ -148,7 +156,8 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
 void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result done) {
   const LocalTime now = env.monotonic_now();
   LeaderElectionRecord record = candidate(env);
-  lock_.get(env, context, [this, context, now, record, done](Env& e, const LockGetResult& got) {
+  auto got_record = [this, context, now, record = std::move(record), done = std::move(done)](
+                        Env& e, const LockGetResult& got) mutable {
     // The apiserver's election controller creates the Lease; a candidate never does.
     if (got.status != Status::ok) return done(e, false);
     if (observed_raw_record_ != got.raw) {
@@ -159,16 +168,18 @@ void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result do
     if (has_expired || !is_leader()) return done(e, false);
     // "End of term": a better candidate exists; stop renewing and let the lease run out.
     if (!got.record.preferredHolder.empty()) return done(e, false);
-    LeaderElectionRecord update = record;
+    LeaderElectionRecord update = std::move(record);
     update.acquireTime = got.record.acquireTime;
     update.leaderTransitions = got.record.leaderTransitions;
     update.strategy = got.record.strategy;
-    lock_.update(e, context, update, [this, update, done](Env& e2, Status status) {
-      if (!api::is_success(status)) return done(e2, false);
-      set_observed_record(e2, update);
-      done(e2, true);
-    });
-  });
+    lock_.update(e, context, update,
+                 [this, update, done = std::move(done)](Env& e2, Status status) {
+                   if (!api::is_success(status)) return done(e2, false);
+                   set_observed_record(e2, update);
+                   done(e2, true);
+                 });
+  };
+  lock_.get(env, context, std::move(got_record));
 }
 
 void LeaderElector::try_renew(Env& env, ContextId context, Result done) {
