@@ -56,6 +56,22 @@ void LeaderElector::set_observed_record(Env& env, const LeaderElectionRecord& re
   observed_time_ = env.monotonic_now();  // observedRawRecord is deliberately left alone
 }
 
+bool LeaderElector::take_raw_record(const LockGetResult& got) {
+  HASIM_ASSERT(got.status == Status::ok);
+  if (got.raw_is_marshal && observed_raw_source_.has_value()) {
+    if (marshal_equal(*observed_raw_source_, got.record)) return false;
+  } else if (observed_raw_record() == raw_bytes(got)) {
+    return false;
+  }
+  if (got.raw_is_marshal) {
+    observed_raw_source_ = got.record;
+  } else {
+    observed_raw_source_.reset();
+    observed_raw_record_ = got.raw;
+  }
+  return true;
+}
+
 bool LeaderElector::is_lease_valid(LocalTime now) const {
   return observed_time_ + seconds(observed_record_.leaseDurationSeconds) > now;
 }
@@ -125,10 +141,7 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
       return;
     }
     // 3. Only a change in the bytes restarts the observation clock.
-    if (observed_raw_record_ != got.raw) {
-      set_observed_record(e, got.record);
-      observed_raw_record_ = got.raw;
-    }
+    if (take_raw_record(got)) set_observed_record(e, got.record);
     if (!got.record.holderIdentity.empty() && is_lease_valid(now) && !is_leader()) {
       return done(e, false);  // held by another and not yet expired
     }
@@ -160,10 +173,7 @@ void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result do
                         Env& e, const LockGetResult& got) mutable {
     // The apiserver's election controller creates the Lease; a candidate never does.
     if (got.status != Status::ok) return done(e, false);
-    if (observed_raw_record_ != got.raw) {
-      set_observed_record(e, got.record);
-      observed_raw_record_ = got.raw;
-    }
+    if (take_raw_record(got)) set_observed_record(e, got.record);
     const bool has_expired = observed_time_ + seconds(got.record.leaseDurationSeconds) < now;
     if (has_expired || !is_leader()) return done(e, false);
     // "End of term": a better candidate exists; stop renewing and let the lease run out.

@@ -101,10 +101,13 @@ class LeaderElector {
   void maybe_report_transition(Env& env);
   const LeaderElectionRecord& observed_record() const { return observed_record_; }
   LocalTime observed_time() const { return observed_time_; }
-  const std::string& observed_raw_record() const { return observed_raw_record_; }
+  std::string observed_raw_record() const {
+    return observed_raw_source_ ? marshal(*observed_raw_source_) : observed_raw_record_;
+  }
   void set_observed_for_test(LeaderElectionRecord record, std::string raw, LocalTime time) {
     observed_record_ = std::move(record);
     observed_raw_record_ = std::move(raw);
+    observed_raw_source_.reset();
     observed_time_ = time;
   }
   // Go's zero time.Time: earlier than any reading of a clock.
@@ -114,6 +117,9 @@ class LeaderElector {
   enum class Phase : std::uint8_t { idle, acquiring, leading, releasing, stopped };
 
   void set_observed_record(Env& env, const LeaderElectionRecord& record);
+  // Step 3's test, "only a change in the bytes restarts the observation clock": true if the
+  // raw record read differs from observedRawRecord, which then becomes it.
+  bool take_raw_record(const LockGetResult& got);
   bool is_lease_valid(LocalTime now) const;
   LeaderElectionRecord candidate(Env& env) const;
   void slow_path(Env& env, ContextId context, LocalTime now, LeaderElectionRecord record,
@@ -143,7 +149,10 @@ class LeaderElector {
 
   // Observed state (leaderelection.go's bookkeeping).
   LeaderElectionRecord observed_record_;
+  // observedRawRecord: these bytes, or, when observed_raw_source_ is set (a Lease lock's
+  // read), marshal(*observed_raw_source_), written only if asked for.
   std::string observed_raw_record_ = marshal(LeaderElectionRecord{});
+  std::optional<LeaderElectionRecord> observed_raw_source_;
   LocalTime observed_time_ = kZeroTime;
   std::string reported_leader_;
 

@@ -22,7 +22,8 @@ void MultiLock::get(Env& env, ContextId context, GetDone done) {
       if (primary.record.holderIdentity != secondary.record.holderIdentity) {
         merged.record.holderIdentity = std::string(kUnknownLeader);
       }
-      merged.raw = primary.raw + "," + secondary.raw;  // ConcatRawRecord
+      merged.raw = raw_bytes(primary) + "," + raw_bytes(secondary);  // ConcatRawRecord
+      merged.raw_is_marshal = false;
       done(e2, merged);
     });
   });

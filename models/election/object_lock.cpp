@@ -1,35 +1,9 @@
 #include "models/election/object_lock.hpp"
 
-#include <array>
-
 #include "models/election/trace_kinds.hpp"
 #include "sim/assert.hpp"
 
 namespace hasim::election {
-namespace {
-
-// marshal(record), remembered per thread for the last few records (a pure function cache):
-// every elector of a Lease reads each renewal in turn, and marshalling was a fifth of a Get.
-const std::string& marshalled(const LeaderElectionRecord& record) {
-  struct Entry {
-    LeaderElectionRecord record;
-    std::string raw;  // empty: an unused entry (marshal never answers "")
-  };
-  thread_local std::array<Entry, 4> memo;
-  thread_local std::size_t next = 0;
-  for (const Entry& entry : memo) {
-    if (!entry.raw.empty() && entry.record == record) return entry.raw;
-  }
-  Entry& entry = memo[next];
-  next = (next + 1) % memo.size();
-  entry.record = record;
-  entry.raw = marshal(record);
-  HASIM_ASSERT(!entry.raw.empty());
-  return entry.raw;
-}
-
-}  // namespace
-
 ObjectLock::ObjectLock(api::ObjectKey key, std::string identity, api::ApiTransport& transport)
     : key_(std::move(key)), identity_(std::move(identity)), transport_(transport) {}
 
@@ -45,7 +19,7 @@ LockGetResult ObjectLock::read_record(const api::Object& object) const {
   LockGetResult result;
   if (key_.kind == api::Kind::lease) {
     result.record = from_lease_spec(object.lease);
-    result.raw = marshalled(result.record);
+    result.raw_is_marshal = true;
     return result;
   }
   // Annotation locks hand back the annotation's bytes as they are; a missing annotation is a

@@ -147,6 +147,19 @@ std::string format_rfc3339_seconds(LocalTime wall) {
   return out;
 }
 
+bool marshal_equal(const LeaderElectionRecord& a, const LeaderElectionRecord& b) {
+  // Each field's text is a one-to-one function of it: strings escaped, ints in decimal, a time
+  // as null or as RFC 3339 whole seconds (four-digit years: LocalTime spans 1734-2318).
+  const auto same_text = [](const std::optional<LocalTime>& x, const std::optional<LocalTime>& y) {
+    if (!x.has_value() || !y.has_value()) return x.has_value() == y.has_value();
+    return floor_div(x->ns, 1'000'000'000) == floor_div(y->ns, 1'000'000'000);
+  };
+  return a.holderIdentity == b.holderIdentity && a.leaseDurationSeconds == b.leaseDurationSeconds &&
+         same_text(a.acquireTime, b.acquireTime) && same_text(a.renewTime, b.renewTime) &&
+         a.leaderTransitions == b.leaderTransitions && a.strategy == b.strategy &&
+         a.preferredHolder == b.preferredHolder;
+}
+
 std::string marshal(const LeaderElectionRecord& r) {
   using namespace std::string_view_literals;  // literals with their length: no strlen
   // The names and punctuation take 123 bytes, two ints and two times at most 68; each string

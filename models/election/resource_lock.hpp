@@ -18,7 +18,13 @@ struct LockGetResult {
   Status status = Status::ok;  // ok or the error (not_found, timeout, ...)
   LeaderElectionRecord record;
   std::string raw;  // the bytes the elector compares (observedRawRecord)
+  // A Lease lock's raw record is marshal(record): left unwritten (raw empty), so an elector
+  // compares records with marshal_equal instead; raw_bytes() writes it when bytes are needed.
+  bool raw_is_marshal = false;
 };
+inline std::string raw_bytes(const LockGetResult& got) {
+  return got.raw_is_marshal ? marshal(got.record) : got.raw;
+}
 
 class ResourceLock {
  public:

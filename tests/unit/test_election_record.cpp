@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "models/election/record.hpp"
 
@@ -58,6 +60,41 @@ TEST_CASE("marshal escapes every string as encoding/json does", "[election]") {
         quoted(record.strategy) + ",\"preferredHolder\":" + quoted(record.preferredHolder) + "}";
     RC_ASSERT(marshal(record) == expected);
     RC_ASSERT(unmarshal(marshal(record)) == record);
+  });
+}
+
+TEST_CASE("marshal_equal answers whether two records marshal to the same text", "[election]") {
+  rc::prop("records that differ in a field or fall in the same second", [] {
+    const auto gen_text = rc::gen::elementOf(std::vector<std::string>{"", "a", "b", "a\"b"});
+    // Times near one another and near a day's end, before and after 2026-01-01 (LocalTime 0),
+    // so whole seconds often coincide; nullopt is Go's zero time.
+    const auto gen_time = []() -> std::optional<LocalTime> {
+      if (*rc::gen::inRange(0, 4) == 0) return std::nullopt;
+      const auto day = *rc::gen::inRange<std::int64_t>(-2, 3);
+      const auto ns = *rc::gen::inRange<std::int64_t>(0, 2'000'000'000);
+      return LocalTime{day * 86'400'000'000'000 + ns - 1'000'000'000};
+    };
+    const auto gen_record = [&] {
+      LeaderElectionRecord r;
+      r.holderIdentity = *gen_text;
+      r.leaseDurationSeconds = *rc::gen::inRange(14, 16);
+      r.acquireTime = gen_time();
+      r.renewTime = gen_time();
+      r.leaderTransitions = *rc::gen::inRange(-1, 2);
+      r.strategy = *gen_text;
+      r.preferredHolder = *gen_text;
+      return r;
+    };
+    const LeaderElectionRecord a = gen_record();
+    LeaderElectionRecord b = a;
+    if (*rc::gen::arbitrary<bool>()) {
+      b = gen_record();
+    } else if (b.renewTime.has_value()) {  // another instant of the same whole second
+      const std::int64_t into = ((b.renewTime->ns % 1'000'000'000) + 1'000'000'000) % 1'000'000'000;
+      b.renewTime = LocalTime{b.renewTime->ns - into + *rc::gen::inRange(0, 1'000'000'000)};
+    }
+    RC_ASSERT(marshal_equal(a, b) == (marshal(a) == marshal(b)));
+    RC_TAG(marshal_equal(a, b));
   });
 }
 
