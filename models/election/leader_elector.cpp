@@ -125,6 +125,14 @@ void LeaderElector::try_acquire_or_renew(Env& env, ContextId context, Result don
   slow_path(env, context, now, std::move(record), std::move(done));
 }
 
+ResourceLock::Done LeaderElector::on_written(LeaderElectionRecord record, Result done) {
+  return [this, record = std::move(record), done = std::move(done)](Env& e, Status status) {
+    if (!api::is_success(status)) return done(e, false);
+    set_observed_record(e, record);
+    done(e, true);
+  };
+}
+
 void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
                               LeaderElectionRecord record, Result done) {
   // 2. Get, or Create if there is nothing yet.
@@ -132,12 +140,7 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
                         Env& e, const LockGetResult& got) mutable {
     if (got.status != Status::ok) {
       if (got.status != Status::not_found) return done(e, false);
-      lock_.create(e, context, record,
-                   [this, record, done = std::move(done)](Env& e2, Status status) {
-                     if (!api::is_success(status)) return done(e2, false);
-                     set_observed_record(e2, record);
-                     done(e2, true);
-                   });
+      lock_.create(e, context, record, on_written(record, std::move(done)));
       return;
     }
     // 3. Only a change in the bytes restarts the observation clock.
@@ -154,12 +157,7 @@ void LeaderElector::slow_path(Env& env, ContextId context, LocalTime now,
       update.leaderTransitions = got.record.leaderTransitions + 1;
     }
     // 5. Update (a compare-and-swap on the cached resourceVersion).
-    lock_.update(e, context, update,
-                 [this, update, done = std::move(done)](Env& e2, Status status) {
-                   if (!api::is_success(status)) return done(e2, false);
-                   set_observed_record(e2, update);
-                   done(e2, true);
-                 });
+    lock_.update(e, context, update, on_written(update, std::move(done)));
   };
   lock_.get(env, context, std::move(got_record));
 }
@@ -182,12 +180,7 @@ void LeaderElector::try_coordinated_renew(Env& env, ContextId context, Result do
     update.acquireTime = got.record.acquireTime;
     update.leaderTransitions = got.record.leaderTransitions;
     update.strategy = got.record.strategy;
-    lock_.update(e, context, update,
-                 [this, update, done = std::move(done)](Env& e2, Status status) {
-                   if (!api::is_success(status)) return done(e2, false);
-                   set_observed_record(e2, update);
-                   done(e2, true);
-                 });
+    lock_.update(e, context, update, on_written(update, std::move(done)));
   };
   lock_.get(env, context, std::move(got_record));
 }

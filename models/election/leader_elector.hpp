@@ -122,6 +122,8 @@ class LeaderElector {
   bool take_raw_record(const LockGetResult& got);
   bool is_lease_valid(LocalTime now) const;
   LeaderElectionRecord candidate(Env& env) const;
+  // What a create or update of `record` answers: on success the record is observed.
+  ResourceLock::Done on_written(LeaderElectionRecord record, Result done);
   void slow_path(Env& env, ContextId context, LocalTime now, LeaderElectionRecord record,
                  Result done);
   void try_renew(Env& env, ContextId context, Result done);  // by config_.coordinated
