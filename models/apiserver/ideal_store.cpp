@@ -1,5 +1,7 @@
 #include "models/apiserver/ideal_store.hpp"
 
+#include <algorithm>
+
 #include "sim/assert.hpp"
 
 namespace hasim::api {
@@ -123,7 +125,10 @@ void IdealStore::commit(WatchEventType type, ObjectPtr object) {
   }
 }
 
-void IdealStore::subscribe(ProcessId subscriber) { subscribers_.insert(subscriber); }
+void IdealStore::subscribe(ProcessId subscriber) {
+  const auto at = std::lower_bound(subscribers_.begin(), subscribers_.end(), subscriber);
+  if (at == subscribers_.end() || *at != subscriber) subscribers_.insert(at, subscriber);
+}
 
 bool IdealStore::events_after(std::uint64_t after, std::vector<StoreEvent>& out) const {
   if (after >= revision_) return true;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "models/apiserver/store.hpp"
 
@@ -62,7 +63,7 @@ class IdealStore final : public Store {
   std::uint64_t revision_ = 1;
   std::map<ObjectKey, ObjectPtr> objects_;
   std::deque<StoreEvent> history_;
-  std::set<ProcessId> subscribers_;
+  std::vector<ProcessId> subscribers_;  // ascending, each once: every commit walks them
 };
 
 }  // namespace hasim::api
