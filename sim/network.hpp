@@ -82,9 +82,6 @@ class Network {
   std::uint32_t find_connection(ProcessId from, ProcessId to) const;
   // A connection's epoch; 0 for kNoConnection (as for a connection never dropped).
   std::uint64_t epoch_of(std::uint32_t connection) const;
-  std::uint64_t connection_epoch(ProcessId from, ProcessId to) const {
-    return epoch_of(find_connection(from, to));
-  }
   // Drops the connection between two processes (both directions). True if it existed.
   bool drop_connection(ProcessId a, ProcessId b);
   // Process pairs with an open connection, ordered; each pair once, lower id first.

@@ -19,7 +19,7 @@ LockGetResult ObjectLock::read_record(const api::Object& object) const {
   LockGetResult result;
   if (key_.kind == api::Kind::lease) {
     result.record = from_lease_spec(object.lease);
-    result.raw_is_marshal = true;
+    result.raw_is_marshal = true;  // LeaseLock's raw record is json.Marshal(record)
     return result;
   }
   // Annotation locks hand back the annotation's bytes as they are; a missing annotation is a
