@@ -7,7 +7,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "models/apiserver/store.hpp"

@@ -56,18 +56,26 @@ void LeaderElector::set_observed_record(Env& env, const LeaderElectionRecord& re
   observed_time_ = env.monotonic_now();  // observedRawRecord is deliberately left alone
 }
 
+std::string LeaderElector::observed_raw_record() const {
+  const auto* record = std::get_if<LeaderElectionRecord>(&observed_raw_);
+  return record != nullptr ? marshal(*record) : std::get<std::string>(observed_raw_);
+}
+
 bool LeaderElector::take_raw_record(const LockGetResult& got) {
   HASIM_ASSERT(got.status == Status::ok);
-  if (got.raw_is_marshal && observed_raw_source_.has_value()) {
-    if (marshal_equal(*observed_raw_source_, got.record)) return false;
-  } else if (observed_raw_record() == raw_bytes(got)) {
-    return false;
-  }
+  const auto* seen_record = std::get_if<LeaderElectionRecord>(&observed_raw_);
+  const auto* seen_bytes = std::get_if<std::string>(&observed_raw_);
+  // Text is written only where one side has nothing but text.
+  const bool same =
+      got.raw_is_marshal
+          ? (seen_record != nullptr ? marshal_equal(*seen_record, got.record)
+                                    : *seen_bytes == marshal(got.record))
+          : (seen_bytes != nullptr ? *seen_bytes == got.raw : marshal(*seen_record) == got.raw);
+  if (same) return false;
   if (got.raw_is_marshal) {
-    observed_raw_source_ = got.record;
+    observed_raw_ = got.record;
   } else {
-    observed_raw_source_.reset();
-    observed_raw_record_ = got.raw;
+    observed_raw_ = got.raw;
   }
   return true;
 }

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "models/election/resource_lock.hpp"
 
@@ -101,13 +102,10 @@ class LeaderElector {
   void maybe_report_transition(Env& env);
   const LeaderElectionRecord& observed_record() const { return observed_record_; }
   LocalTime observed_time() const { return observed_time_; }
-  std::string observed_raw_record() const {
-    return observed_raw_source_ ? marshal(*observed_raw_source_) : observed_raw_record_;
-  }
+  std::string observed_raw_record() const;
   void set_observed_for_test(LeaderElectionRecord record, std::string raw, LocalTime time) {
     observed_record_ = std::move(record);
-    observed_raw_record_ = std::move(raw);
-    observed_raw_source_.reset();
+    observed_raw_ = std::move(raw);
     observed_time_ = time;
   }
   // Go's zero time.Time: earlier than any reading of a clock.
@@ -151,10 +149,9 @@ class LeaderElector {
 
   // Observed state (leaderelection.go's bookkeeping).
   LeaderElectionRecord observed_record_;
-  // observedRawRecord: these bytes, or, when observed_raw_source_ is set (a Lease lock's
-  // read), marshal(*observed_raw_source_), written only if asked for.
-  std::string observed_raw_record_ = marshal(LeaderElectionRecord{});
-  std::optional<LeaderElectionRecord> observed_raw_source_;
+  // observedRawRecord: the bytes read, or, after a Lease lock's read, the record whose
+  // marshal they are (written only if asked for: observed_raw_record()).
+  std::variant<std::string, LeaderElectionRecord> observed_raw_ = marshal(LeaderElectionRecord{});
   LocalTime observed_time_ = kZeroTime;
   std::string reported_leader_;
 
