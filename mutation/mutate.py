@@ -337,6 +337,9 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", help="comma-separated mutant names")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    p.add_argument("--check", action="store_true",
+                   help="only check that every mutant applies to the working tree (ctest runs "
+                        "this, so a refactor that moves a mutant's text fails the tests, not CI)")
     p.add_argument("--keep", action="store_true",
                    help="keep the scratch worktree and build (.mutation/) for the next run")
     p.add_argument("--quick", action="store_true",
@@ -355,6 +358,14 @@ def main():
         for m in mutants:
             print(f"{m['name']:48} {m['system']:22} {m['file']}\n{'':48} {m['bug']}")
         print(f"{len(mutants)} mutants")
+        return EXIT_OK
+    if args.check:
+        bad = check_applies(mutants, root)
+        for b in bad:
+            print(f"ERROR {b}", file=sys.stderr)
+        if bad:
+            raise Fatal(f"{len(bad)} mutant(s) do not apply to the working tree")
+        print(f"{len(mutants)} mutants apply")
         return EXIT_OK
     every = mutants  # each must still apply, even when --only runs a few (CI guards the list)
     if args.only:

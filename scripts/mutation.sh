@@ -6,11 +6,12 @@
 # 200 trials per cell, then the unit tests. Prints the kill matrix and the score: mutants
 # killed by a property violation (check, a run's verdict, or a study cell) / all mutants.
 #
-#   scripts/mutation.sh [--only NAME[,NAME]] [--list] [--keep] [--quick] [--out DIR]
+#   scripts/mutation.sh [--only NAME[,NAME]] [--list] [--check] [--keep] [--quick] [--out DIR]
 #
-# --only: just these mutants; --list: print the mutants and exit; --keep: keep the scratch
-# worktree and its build (.mutation/, gitignored) so the next run rebuilds incrementally
-# (without it .mutation/ is removed at the end); --quick (CI): no studies, 100 check runs
+# --only: just these mutants; --list: print the mutants and exit; --check: only check that
+# every mutant's original text occurs once in the working tree (ctest runs it); --keep: keep
+# the scratch worktree and its build (.mutation/, gitignored) so the next run rebuilds
+# incrementally (without it .mutation/ is removed at the end); --quick (CI): no studies, 100 check runs
 # instead of 500, no unit tests, each mutant judged only until its first kill; --out: where
 # matrix.txt/matrix.json and each run's files go
 # (default reports/out/mutation/).
