@@ -85,18 +85,22 @@ std::string describe_windows(const WindowSummary& summary) {
 }
 
 std::string describe_event(const TraceEvent& event) {
-  std::string out = "t=" + format_seconds(event.t.ns) + "s ";
-  if (!event.node.empty()) out += std::string(event.node);
-  if (!event.proc.empty()) out += "/" + std::string(event.proc);
-  out += " " + std::string(event.kind);
+  // Appended in place, no temporaries: properties describe the events that cause their
+  // findings as they see them (no-skew: every acting leader and apiserver start of a trial).
+  std::string out;
+  out.reserve(64);
+  out.append("t=").append(format_seconds(event.t.ns)).append("s ");
+  out.append(event.node);
+  if (!event.proc.empty()) out.append(1, '/').append(event.proc);
+  out.append(1, ' ').append(event.kind);
   for (const TraceField& field : event.fields) {
-    out += " " + std::string(field.key) + "=";
+    out.append(1, ' ').append(field.key).append(1, '=');
     if (const auto* text = std::get_if<std::string>(&field.value)) {
-      out += *text;
+      out.append(*text);
     } else if (const auto* number = std::get_if<std::int64_t>(&field.value)) {
-      out += std::to_string(*number);
+      out.append(std::to_string(*number));
     } else {
-      out += std::get<bool>(field.value) ? "true" : "false";
+      out.append(std::get<bool>(field.value) ? "true" : "false");
     }
   }
   return out;

@@ -51,12 +51,14 @@ Word load(const char* at) {
 inline bool block_needs_escape(const char* at) {
 #if defined(__SSE2__)
   const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-  const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(bytes, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+  const __m128i control =
+      _mm_cmpeq_epi8(_mm_max_epu8(bytes, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
   const __m128i quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('"'));
   const __m128i backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'));
   return _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) != 0;
 #else
-  return word_needs_escape(load<std::uint64_t>(at)) || word_needs_escape(load<std::uint64_t>(at + 8));
+  return word_needs_escape(load<std::uint64_t>(at)) ||
+         word_needs_escape(load<std::uint64_t>(at + 8));
 #endif
 }
 
@@ -102,11 +104,16 @@ class LineWriter {
  private:
   void escaped(char c) {
     switch (c) {
-      case '"': return literal("\\\"");
-      case '\\': return literal("\\\\");
-      case '\n': return literal("\\n");
-      case '\t': return literal("\\t");
-      case '\r': return literal("\\r");
+      case '"':
+        return literal("\\\"");
+      case '\\':
+        return literal("\\\\");
+      case '\n':
+        return literal("\\n");
+      case '\t':
+        return literal("\\t");
+      case '\r':
+        return literal("\\r");
       default:
         if (static_cast<unsigned char>(c) >= 0x20) return put(c);
         char buffer[8];
@@ -188,9 +195,8 @@ std::int64_t TraceEvent::int_field(std::string_view key, std::int64_t fallback) 
   return number == nullptr ? fallback : *number;
 }
 
-StoredTraceEvent::StoredTraceEvent(TrueTime at, std::string_view on_node,
-                                   std::string_view of_proc, std::string_view of_kind,
-                                   std::vector<TraceField> stored)
+StoredTraceEvent::StoredTraceEvent(TrueTime at, std::string_view on_node, std::string_view of_proc,
+                                   std::string_view of_kind, std::vector<TraceField> stored)
     : TraceEvent{at, on_node, of_proc, of_kind, {}}, storage_(std::move(stored)) {
   this->fields = storage_;
 }
@@ -211,7 +217,6 @@ StoredTraceEvent& StoredTraceEvent::operator=(const StoredTraceEvent& other) {
   fields = storage_;
   return *this;
 }
-
 
 void TraceHash::add_line(std::string_view line) {
   // FNV-1a over little-endian 64-bit words, then the remaining bytes one at a time: eight
@@ -315,12 +320,10 @@ const TraceHash& TraceWriter::hash() const {
 }
 
 const std::vector<TraceObserver*>& TraceWriter::observers_for(std::string_view kind) const {
-  for (const RecentKind& recent : recent_) {
-    if (recent.data == kind.data() && recent.size == kind.size()) return *recent.observers;
-  }
+  RecentKind& recent = recent_[recent_slot(kind.data(), kind.size())];
+  if (recent.data == kind.data() && recent.size == kind.size()) return *recent.observers;
   const std::vector<TraceObserver*>& found = observers_in_map(kind);
-  recent_[recent_next_] = RecentKind{kind.data(), kind.size(), &found};
-  recent_next_ = (recent_next_ + 1) % recent_.size();
+  recent = RecentKind{kind.data(), kind.size(), &found};
   return found;
 }
 

@@ -115,9 +115,7 @@ class TraceWriter {
   // building one when this is false. Skipped events are in no hash or file, since either
   // makes this true.
   bool wants(std::string_view kind) const;
-  bool wants_messages() const {
-    return recorded() || observers_want_messages_;
-  }
+  bool wants_messages() const { return recorded() || observers_want_messages_; }
   const TraceHash& hash() const;
 
  private:
@@ -143,8 +141,14 @@ class TraceWriter {
     std::size_t size = 0;
     const std::vector<TraceObserver*>* observers = nullptr;
   };
-  mutable std::array<RecentKind, 16> recent_{};
-  mutable std::size_t recent_next_ = 0;
+  // Direct-mapped by the address: one probe per lookup. (A ring of 16 scanned in order cost
+  // 54 instructions a lookup, 0.7% of the main job's, as trials cycle through ~20 kinds.)
+  static constexpr std::size_t kRecentKinds = 64;
+  static std::size_t recent_slot(const char* data, std::size_t size) {
+    const auto address = reinterpret_cast<std::uintptr_t>(data);
+    return ((address >> 3) ^ (address >> 9) ^ size) % kRecentKinds;
+  }
+  mutable std::array<RecentKind, kRecentKinds> recent_{};
   std::vector<std::string> captured_;
   std::size_t capture_limit_ = 0;
   bool hashing_ = true;

@@ -218,13 +218,19 @@ RunStats World::run_until(TrueTime end) {
   std::uint64_t same_instant = 0;
   TrueTime instant = now();
   Event event;
-  while (scheduler_.next_time() <= end) {
-    if (scheduler_.executed() >= options_.max_events) {
+  // A batch's remaining members come before anything in the queue: they are what its posts'
+  // entries would be, the next ones at this instant (also after a run stopped inside one).
+  while (batch_left_ > 0 || scheduler_.next_time() <= end) {
+    if (events_run() >= options_.max_events) {
       stats.status = RunStatus::event_limit;
       stats.problem = "stopped after " + std::to_string(options_.max_events) + " events";
       break;
     }
-    HASIM_ASSERT(scheduler_.pop(event));
+    if (batch_left_ > 0) {
+      event = Event{now(), 0, kDeliverEach, 0, 0};
+    } else {
+      HASIM_ASSERT(scheduler_.pop(event));
+    }
     same_instant = event.at == instant ? same_instant + 1 : 0;
     instant = event.at;
     if (same_instant > options_.max_events_per_instant) {
@@ -241,6 +247,15 @@ RunStats World::run_until(TrueTime end) {
       case kDeliver:
         deliver(event.payload);
         break;
+      case kDeliverEach:
+        if (batch_left_ > 0) {
+          ++batched_events_;
+        } else {
+          HASIM_ASSERT(event.payload > 0);
+          batch_left_ = event.payload;
+        }
+        deliver_posted();
+        break;
       case kAction:
         actions_[event.payload]();
         break;
@@ -252,7 +267,7 @@ RunStats World::run_until(TrueTime end) {
     }
   }
   stats.end = stats.status == RunStatus::completed ? end : now();
-  stats.events = scheduler_.executed();
+  stats.events = events_run();
   return stats;
 }
 
@@ -335,19 +350,32 @@ void World::send(ProcessId from, ProcessId to, Message message, Transport transp
   }
 }
 
-void World::post(ProcessId to, Message message) {
+std::uint64_t World::store_post(ProcessId to, Message message) {
   HASIM_ASSERT(to < processes_.size());
   const NodeId node = processes_[to].node;
   const std::uint32_t connection = network_.find_connection(to, to);
-  Flight flight{to,
-                to,
-                node,
-                node,
-                Transport::stream,
-                connection,
-                network_.epoch_of(connection),
-                std::move(message)};
-  scheduler_.schedule(now(), kDeliver, to, network_.store(std::move(flight)));
+  return network_.store(Flight{to, to, node, node, Transport::stream, connection,
+                               network_.epoch_of(connection), std::move(message)});
+}
+
+void World::post(ProcessId to, Message message) {
+  scheduler_.schedule(now(), kDeliver, to, store_post(to, std::move(message)));
+}
+
+void World::post_each(std::span<const ProcessId> to, Message message) {
+  if (to.empty()) return;
+  const std::uint64_t queued = posted_.size();
+  for (const ProcessId target : to) posted_.push_back(store_post(target, message));
+  HASIM_ASSERT(posted_.size() == queued + to.size());
+  scheduler_.schedule(now(), kDeliverEach, 0, to.size());
+}
+
+void World::deliver_posted() {
+  HASIM_ASSERT(batch_left_ > 0 && !posted_.empty());
+  const std::uint64_t flight_index = posted_.front();
+  posted_.pop_front();
+  --batch_left_;
+  deliver(flight_index);
 }
 
 void World::deliver(std::uint64_t flight_index) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,12 @@ class World {
   // builder wires outside any process (an ideal store waking its watchers). Lost if `to` is
   // not running when it arrives.
   void post(ProcessId to, Message message);
+  // post() to each of `to`, in order. The posts of one call would be consecutive in the queue
+  // (nothing is scheduled between them), so they go in as one event that delivers them in
+  // turn: the same deliveries in the same order, counted as as many events, with one queue
+  // entry instead of one each (a store's commit wakes every apiserver; 9% of a coordinated
+  // trial's deliveries).
+  void post_each(std::span<const ProcessId> to, Message message);
   // Traces a fault that a builder applies to model-level state (e.g. a slow apiserver).
   void trace_fault(std::string_view kind, std::string_view node, std::vector<TraceField> fields) {
     trace_world(kind, node, std::move(fields));
@@ -275,11 +282,23 @@ class World {
     std::string record;
     std::uint64_t tag = 0;
   };
-  enum EventKind : std::uint32_t { kTimer = 1, kDeliver = 2, kAction = 3, kIo = 4 };
+  enum EventKind : std::uint32_t {
+    kTimer = 1,
+    kDeliver = 2,
+    kAction = 3,
+    kIo = 4,
+    kDeliverEach = 5
+  };
 
   // Event handlers.
   void fire_timer(ProcessId process, TimerId timer);
   void deliver(std::uint64_t flight_index);
+  // A posted message's flight, from `to` to itself, stored for delivery at this instant.
+  std::uint64_t store_post(ProcessId to, Message message);
+  // The next flight of the post_each() batch under way (posted_'s front).
+  void deliver_posted();
+  // Events run so far: the queue's, and each batch member after the first.
+  std::uint64_t events_run() const { return scheduler_.executed() + batched_events_; }
   void start(ProcessId process);
   void deliver_held(ProcessId process);
   void stop(ProcessId process);  // drops volatile state; shared by crash and exit
@@ -321,6 +340,11 @@ class World {
   std::vector<ProcessSlot> processes_;
   Scheduler scheduler_;
   Network network_;
+  // Flights of post_each() batches, in the order posted. A post is due at the instant it is
+  // made, so batches run in the order they were posted: first in, first out.
+  std::deque<std::uint64_t> posted_;
+  std::uint64_t batch_left_ = 0;      // members of the batch under way still to deliver
+  std::uint64_t batched_events_ = 0;  // members delivered after their batch's first
   TraceWriter trace_;
   std::vector<std::function<void()>> actions_;
   std::vector<DiskSlot> disks_;

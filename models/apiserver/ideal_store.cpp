@@ -120,9 +120,7 @@ void IdealStore::commit(WatchEventType type, ObjectPtr object) {
   HASIM_ASSERT(type == WatchEventType::deleted || object->resourceVersion == revision_);
   history_.push_back(StoreEvent{revision_, type, std::move(object)});
   if (history_.size() > history_limit_) history_.pop_front();
-  if (hooks_.notify) {
-    for (ProcessId subscriber : subscribers_) hooks_.notify(subscriber);
-  }
+  if (hooks_.notify && !subscribers_.empty()) hooks_.notify(subscribers_);
 }
 
 void IdealStore::subscribe(ProcessId subscriber) {

@@ -16,8 +16,9 @@ namespace hasim::api {
 struct IdealStoreHooks {
   // Whether `caller` can reach the store now (the builder asks the World).
   std::function<bool(ProcessId caller)> reachable;
-  // Wakes a subscriber: new events exist (the builder posts it a StoreNotify message).
-  std::function<void(ProcessId subscriber)> notify;
+  // Wakes the subscribers, in this order: new events exist (the builder posts each of them a
+  // StoreNotify message).
+  std::function<void(const std::vector<ProcessId>& subscribers)> notify;
 };
 
 // The wake-up a subscriber receives; it then calls events_after().

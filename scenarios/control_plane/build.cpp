@@ -181,7 +181,9 @@ std::shared_ptr<api::IdealStore> ideal_store(World& world, const ControlPlaneSpe
   };
   // One notice for every post: it carries nothing, and a write wakes every apiserver.
   auto notice = std::make_shared<const api::StoreNotify>();
-  hooks.notify = [w, notice](ProcessId subscriber) { w->post(subscriber, notice); };
+  hooks.notify = [w, notice](const std::vector<ProcessId>& subscribers) {
+    w->post_each(subscribers, notice);
+  };
   return std::make_shared<api::IdealStore>(std::move(hooks));
 }
 

@@ -181,9 +181,10 @@ class ClusterRig {
     world = std::make_unique<World>(std::vector<NodeSetup>{{"n1", "", LocalClock(kWallOffset)}},
                                     WorldOptions{});
     World* w = world.get();
-    store = std::make_shared<api::IdealStore>(api::IdealStoreHooks{
-        {},
-        [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<api::StoreNotify>()); }});
+    store = std::make_shared<api::IdealStore>(
+        api::IdealStoreHooks{{}, [w](const std::vector<ProcessId>& subscribers) {
+                               w->post_each(subscribers, std::make_shared<api::StoreNotify>());
+                             }});
     RunWithLeaderElectionConfig cle;
     cle.hostname = "n1";
     cle.loopback = kApiServer;

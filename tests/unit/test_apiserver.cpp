@@ -62,8 +62,10 @@ struct Rig {
     world =
         std::make_unique<World>(std::vector<NodeSetup>{{"n1", "", LocalClock()}}, WorldOptions{});
     World* w = world.get();
-    auto store = std::make_shared<IdealStore>(IdealStoreHooks{
-        {}, [w](ProcessId subscriber) { w->post(subscriber, std::make_shared<StoreNotify>()); }});
+    auto store = std::make_shared<IdealStore>(
+        IdealStoreHooks{{}, [w](const std::vector<ProcessId>& subscribers) {
+                          w->post_each(subscribers, std::make_shared<StoreNotify>());
+                        }});
     ApiServerConfig config{
         store,    conditions, seconds(60), {}, [watch_lag](Rng&) { return watch_lag; },
         "1.31.0", "1.31.0",   {},          {}};

@@ -3,11 +3,15 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/election/identity.hpp"
 #include "models/election/record.hpp"
+#include "sim/rng.hpp"
 
 using namespace hasim;
 using namespace hasim::election;
@@ -107,4 +111,24 @@ TEST_CASE("RFC 3339 seconds, alternating between days", "[election]") {
     CHECK(format_rfc3339_seconds(midnight - nanoseconds(1)) == "2025-12-31T23:59:59Z");
     CHECK(format_rfc3339_seconds(midnight + seconds(59 * 86400 + 3723)) == "2026-03-01T01:02:03Z");
   }
+}
+
+// The identity's UUID is written digit by digit; printf's formats, which it replaced (stop 43),
+// are the reference: same draws, same text.
+TEST_CASE("lock_identity: <hostname>_<uuid>, as printf formats the draws", "[election]") {
+  rc::prop("lock_identity matches snprintf", [](std::uint64_t seed) {
+    const std::string hostname =
+        *rc::gen::element<std::string>("cp-1", "", "node-with-a-long-name");
+    Rng drawn(seed);
+    Rng reference(seed);
+    const std::string identity = lock_identity(hostname, drawn);
+    const std::uint64_t a = reference.next_u64();
+    const std::uint64_t b = reference.next_u64();
+    char uuid[40];
+    std::snprintf(uuid, sizeof uuid, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                  static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                  static_cast<unsigned>((b >> 48) & 0x3fff) | 0x8000,
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
+    RC_ASSERT(identity == hostname + "_" + uuid);
+  });
 }

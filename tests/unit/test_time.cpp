@@ -4,6 +4,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -134,6 +135,19 @@ TEST_CASE("format_seconds prints seconds with nanosecond precision", "[time]") {
   CHECK(format_seconds(0) == "0.000000000");
   CHECK(format_seconds(12'000'000'150) == "12.000000150");
   CHECK(format_seconds(kMax) == "9223372036.854775807");
+}
+
+// The hand-written digits against the printf format they replaced.
+TEST_CASE("format_seconds prints what %lld.%09lld prints", "[time]") {
+  rc::prop("format_seconds matches snprintf", [] {
+    const std::int64_t ns = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(0, 100'000'000'000),
+                                            rc::gen::inRange<std::int64_t>(0, kMax));
+    char expected[40];
+    std::snprintf(expected, sizeof expected, "%lld.%09lld",
+                  static_cast<long long>(ns / 1'000'000'000),
+                  static_cast<long long>(ns % 1'000'000'000));
+    RC_ASSERT(format_seconds(ns) == std::string(expected));
+  });
 }
 
 TEST_CASE("Duration, TrueTime and LocalTime arithmetic", "[time]") {
