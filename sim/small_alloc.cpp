@@ -131,6 +131,12 @@ void* allocate(std::size_t size) {
   if (cache.lists.heads[c] == nullptr) refill(c);
   FreeBlock* block = cache.lists.heads[c];
   cache.lists.heads[c] = block->next;
+  // The next block of this class, fetched now for the next allocation: reading a cold block's
+  // link was 70% of this function's time, most of it waiting for memory (perf, a coordinated
+  // study; callgrind counts instructions and never showed it). -2% of the study's CPU time.
+  // (Cutting blocks from a chunk only as they are needed, instead of threading the whole chunk
+  // onto the list at once, was no faster.)
+  __builtin_prefetch(block->next);
   // The block's memory becomes a Header: a new object there, not a FreeBlock read as one.
   auto* header = ::new (static_cast<void*>(block)) Header{static_cast<std::uint32_t>(c), kMagic, 0};
   return reinterpret_cast<char*>(header) + kHeader;
