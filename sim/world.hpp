@@ -174,7 +174,7 @@ class World {
   // post() to each of `to`, in order. The posts of one call would be consecutive in the queue
   // (nothing is scheduled between them), so they go in as one event that delivers them in
   // turn: the same deliveries in the same order, counted as as many events, with one queue
-  // entry instead of one each (a store's commit wakes every apiserver; 9% of a coordinated
+  // entry instead of one each (a store's commit wakes every apiserver: a third of a coordinated
   // trial's deliveries).
   void post_each(std::span<const ProcessId> to, Message message);
   // Traces a fault that a builder applies to model-level state (e.g. a slow apiserver).
